@@ -1,0 +1,94 @@
+#pragma once
+/// Plain argument blocks handed to kernels, one per op family. They hold raw pointers
+/// and strides only, so the CPU and CUDA backends (and user backends) read the same
+/// struct; the CUDA backend passes them to kernels by value.
+
+#include <cstdint>
+
+#include "ember/export.h"
+#include "ember/scalar_type.h"
+
+namespace ember {
+
+/// A number handed to a kernel in both forms, so integer kernels stay exact.
+struct KernelScalar {
+  double f = 0;
+  int64_t i = 0;
+};
+
+/// Elementwise, fill, arange and random ops. Operand 0 is the output, then inputs.
+/// Dims are stored innermost first and already broadcast and coalesced: operand k's
+/// element at multi-index (j0, j1, ...) is data[k] + sum(j_d * strides[k][d]) elements.
+struct ElementwiseArgs {
+  static constexpr int kMaxOperands = 4;
+  static constexpr int kMaxDims = 12;
+
+  char* data[kMaxOperands] = {};
+  int64_t strides[kMaxOperands][kMaxDims] = {};
+  int64_t sizes[kMaxDims] = {};
+  int64_t numel = 0;
+  int ndim = 0;
+  int ninputs = 0;
+  ScalarType dtype = ScalarType::Float;      // every input's dtype (promoted by the front-end)
+  ScalarType out_dtype = ScalarType::Float;  // differs for comparisons (Bool) and Copy (cast)
+  /// Every operand has stride 1 in a single dim, or 0 if it is a broadcast scalar.
+  bool contiguous = false;
+  /// Input k is a Scalar, not a tensor: its value is in scalar_value[k] (dtype's bytes)
+  /// and data[k] points there with stride 0 (a CUDA launcher reads the value instead).
+  bool is_scalar[kMaxOperands] = {};
+  alignas(8) char scalar_value[kMaxOperands][8] = {};
+  /// Op parameters: alpha (add, sub), min/max (clamp), value (fill, addcmul, lerp weight),
+  /// start/step (arange), low/high (random). has_param says which are set (clamp).
+  KernelScalar param[3];
+  bool has_param[3] = {};
+  uint64_t seed = 0, offset = 0;  // random ops: counter-based generator state
+};
+
+/// Reductions over some dims of one input. Kept dims and reduced dims are listed
+/// separately (innermost first); output k is the reduction of its input slice.
+struct ReduceArgs {
+  static constexpr int kMaxDims = ElementwiseArgs::kMaxDims;
+
+  char* out = nullptr;
+  char* out_index = nullptr;  // int64 indices (max/min with dim, argmax, argmin) or null
+  const char* in = nullptr;
+  int64_t num_outputs = 1;
+  int64_t reduce_size = 1;
+  int nkept = 0, nreduced = 0;
+  int64_t kept_sizes[kMaxDims] = {};
+  int64_t kept_in_strides[kMaxDims] = {};
+  int64_t kept_out_strides[kMaxDims] = {};
+  int64_t reduced_sizes[kMaxDims] = {};
+  int64_t reduced_in_strides[kMaxDims] = {};
+  ScalarType in_dtype = ScalarType::Float;
+  ScalarType out_dtype = ScalarType::Float;
+  /// norm: p; var/std: correction (1 unbiased, 0 biased); std: take_sqrt set in param[1].i.
+  KernelScalar param[2];
+};
+
+/// Softmax, log_softmax and cumsum along one dim of a contiguous [outer, size, inner] block.
+struct DimArgs {
+  char* out = nullptr;
+  const char* in = nullptr;
+  int64_t outer = 1, size = 1, inner = 1;
+  ScalarType in_dtype = ScalarType::Float;
+  ScalarType out_dtype = ScalarType::Float;
+};
+
+/// C[b] = alpha * A[b] @ B[b] + beta * C[b] for b < batch, A: m x k, B: k x n, C: m x n.
+/// Each matrix has unit stride in its rows or its columns (BLAS layouts); C is row-major
+/// (col_stride 1). Strides are in elements; a batch stride of 0 broadcasts.
+struct MatmulArgs {
+  ScalarType dtype = ScalarType::Float;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  const char* a = nullptr;
+  const char* b = nullptr;
+  char* c = nullptr;
+  int64_t a_strides[3] = {};  // batch, row, col
+  int64_t b_strides[3] = {};
+  int64_t c_strides[3] = {};
+  double alpha = 1, beta = 0;
+  bool allow_tf32 = false;
+};
+
+}  // namespace ember

@@ -1,0 +1,214 @@
+#pragma once
+/// Free functions of API.md section 4, mirroring torch::. Each dispatches at once to
+/// the kernel registered for (op, device type) on the device placement picks.
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <type_traits>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "ember/export.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+// ---- creation: options last; dtype and device inferred as libtorch does
+EMBER_API Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor zeros(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor ones(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options = {});
+EMBER_API Tensor arange(const Scalar& end, const TensorOptions& options = {});
+EMBER_API Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options = {});
+EMBER_API Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
+                        const TensorOptions& options = {});
+EMBER_API Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
+                          const TensorOptions& options = {});
+EMBER_API Tensor eye(int64_t n, const TensorOptions& options = {});
+EMBER_API Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+EMBER_API Tensor rand(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor randn(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
+EMBER_API Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
+EMBER_API Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options = {});
+EMBER_API Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
+EMBER_API Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
+EMBER_API Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
+/// Wraps memory the caller owns (no copy); the deleter, when given, runs when the last view dies.
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
+                           const TensorOptions& options = {});
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter,
+                           const TensorOptions& options = {});
+/// Seeds rand / randn / randint on every device.
+EMBER_API void manual_seed(uint64_t seed);
+
+namespace detail {
+EMBER_API Tensor tensor_from_data(const void* data, ScalarType src_type, IntArrayRef sizes,
+                                  const TensorOptions& options);
+}
+/// tensor({1, 2, 3}) is int64, tensor({1.5, 2.0}) float32 (double literals become the default dtype).
+template <class T>
+Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {}) {
+  // Integer literals are int64 and double literals the default dtype, as in libtorch.
+  using Stored = std::conditional_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int64_t, T>;
+  std::vector<Stored> v(values.begin(), values.end());
+  constexpr ScalarType st = ScalarTypeOf<Stored>::value;
+  TensorOptions o = options;
+  if (!o.has_dtype()) o = o.dtype(std::is_same_v<Stored, double> ? kFloat : st);
+  const int64_t n = static_cast<int64_t>(v.size());
+  if constexpr (std::is_same_v<Stored, bool>) {
+    std::vector<uint8_t> bytes(v.begin(), v.end());
+    return detail::tensor_from_data(bytes.data(), kBool, IntArrayRef(&n, 1), o);
+  } else {
+    return detail::tensor_from_data(v.data(), st, IntArrayRef(&n, 1), o);
+  }
+}
+template <class T>
+Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}) {
+  return tensor(std::vector<T>(values), options);
+}
+EMBER_API Tensor scalar_tensor(const Scalar& value, const TensorOptions& options = {});
+
+// ---- binary elementwise (broadcasting, torch type promotion)
+EMBER_API Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+EMBER_API Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+EMBER_API Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+EMBER_API Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+EMBER_API Tensor mul(const Tensor& a, const Tensor& b);
+EMBER_API Tensor mul(const Tensor& a, const Scalar& b);
+/// True division: integer inputs give the default float dtype.
+EMBER_API Tensor div(const Tensor& a, const Tensor& b);
+EMBER_API Tensor div(const Tensor& a, const Scalar& b);
+/// Python's modulo: the result takes the divisor's sign.
+EMBER_API Tensor remainder(const Tensor& a, const Tensor& b);
+EMBER_API Tensor remainder(const Tensor& a, const Scalar& b);
+EMBER_API Tensor pow(const Tensor& a, const Tensor& b);
+EMBER_API Tensor pow(const Tensor& a, const Scalar& b);
+EMBER_API Tensor pow(const Scalar& a, const Tensor& b);
+EMBER_API Tensor maximum(const Tensor& a, const Tensor& b);
+EMBER_API Tensor minimum(const Tensor& a, const Tensor& b);
+EMBER_API Tensor atan2(const Tensor& a, const Tensor& b);
+EMBER_API Tensor eq(const Tensor& a, const Tensor& b);
+EMBER_API Tensor eq(const Tensor& a, const Scalar& b);
+EMBER_API Tensor ne(const Tensor& a, const Tensor& b);
+EMBER_API Tensor ne(const Tensor& a, const Scalar& b);
+EMBER_API Tensor lt(const Tensor& a, const Tensor& b);
+EMBER_API Tensor lt(const Tensor& a, const Scalar& b);
+EMBER_API Tensor le(const Tensor& a, const Tensor& b);
+EMBER_API Tensor le(const Tensor& a, const Scalar& b);
+EMBER_API Tensor gt(const Tensor& a, const Tensor& b);
+EMBER_API Tensor gt(const Tensor& a, const Scalar& b);
+EMBER_API Tensor ge(const Tensor& a, const Tensor& b);
+EMBER_API Tensor ge(const Tensor& a, const Scalar& b);
+EMBER_API Tensor logical_and(const Tensor& a, const Tensor& b);
+EMBER_API Tensor logical_or(const Tensor& a, const Tensor& b);
+EMBER_API Tensor logical_xor(const Tensor& a, const Tensor& b);
+
+// ---- out variants (as at::add_out): write into an existing tensor of the result's shape
+EMBER_API Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+EMBER_API Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
+EMBER_API Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b);
+
+// ---- unary elementwise
+EMBER_API Tensor neg(const Tensor& x);
+EMBER_API Tensor abs(const Tensor& x);
+EMBER_API Tensor sign(const Tensor& x);
+EMBER_API Tensor exp(const Tensor& x);
+EMBER_API Tensor log(const Tensor& x);
+EMBER_API Tensor log1p(const Tensor& x);
+EMBER_API Tensor expm1(const Tensor& x);
+EMBER_API Tensor sqrt(const Tensor& x);
+EMBER_API Tensor rsqrt(const Tensor& x);
+EMBER_API Tensor square(const Tensor& x);
+EMBER_API Tensor sin(const Tensor& x);
+EMBER_API Tensor cos(const Tensor& x);
+EMBER_API Tensor tan(const Tensor& x);
+EMBER_API Tensor tanh(const Tensor& x);
+EMBER_API Tensor sigmoid(const Tensor& x);
+EMBER_API Tensor relu(const Tensor& x);
+EMBER_API Tensor gelu(const Tensor& x);
+EMBER_API Tensor floor(const Tensor& x);
+EMBER_API Tensor ceil(const Tensor& x);
+/// Half to even, as torch.round.
+EMBER_API Tensor round(const Tensor& x);
+EMBER_API Tensor trunc(const Tensor& x);
+EMBER_API Tensor reciprocal(const Tensor& x);
+EMBER_API Tensor isnan(const Tensor& x);
+EMBER_API Tensor isinf(const Tensor& x);
+EMBER_API Tensor logical_not(const Tensor& x);
+EMBER_API Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = {});
+EMBER_API Tensor clamp_min(const Tensor& x, const Scalar& min);
+EMBER_API Tensor clamp_max(const Tensor& x, const Scalar& max);
+
+// ---- other elementwise
+EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
+EMBER_API Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+EMBER_API Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
+EMBER_API Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+EMBER_API Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+EMBER_API Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+
+// ---- reductions
+EMBER_API Tensor sum(const Tensor& x, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor mean(const Tensor& x, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor prod(const Tensor& x, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor prod(const Tensor& x, int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor max(const Tensor& x);
+EMBER_API std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
+EMBER_API Tensor min(const Tensor& x);
+EMBER_API std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
+EMBER_API Tensor amax(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+EMBER_API Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+EMBER_API Tensor argmax(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
+EMBER_API Tensor argmin(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
+EMBER_API Tensor var(const Tensor& x, bool unbiased = true);
+EMBER_API Tensor var(const Tensor& x, int dim, bool unbiased = true, bool keepdim = false);
+EMBER_API Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+EMBER_API Tensor std(const Tensor& x, bool unbiased = true);
+EMBER_API Tensor std(const Tensor& x, int dim, bool unbiased = true, bool keepdim = false);
+EMBER_API Tensor std(const Tensor& x, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+EMBER_API Tensor norm(const Tensor& x, const Scalar& p = 2);
+EMBER_API Tensor norm(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdim = false);
+EMBER_API Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
+EMBER_API Tensor all(const Tensor& x);
+EMBER_API Tensor all(const Tensor& x, int64_t dim, bool keepdim = false);
+EMBER_API Tensor any(const Tensor& x);
+EMBER_API Tensor any(const Tensor& x, int64_t dim, bool keepdim = false);
+EMBER_API Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+
+// ---- linear algebra (torch.matmul's rules)
+EMBER_API Tensor matmul(const Tensor& a, const Tensor& b);
+EMBER_API Tensor mm(const Tensor& a, const Tensor& b);
+EMBER_API Tensor bmm(const Tensor& a, const Tensor& b);
+EMBER_API Tensor mv(const Tensor& a, const Tensor& v);
+EMBER_API Tensor dot(const Tensor& a, const Tensor& b);
+EMBER_API Tensor outer(const Tensor& a, const Tensor& b);
+EMBER_API Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
+                       const Scalar& alpha = 1);
+EMBER_API Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
+
+// ---- joining and splitting
+EMBER_API Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+EMBER_API Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+EMBER_API std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
+EMBER_API std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
+EMBER_API std::vector<Tensor> unbind(const Tensor& x, int64_t dim = 0);
+/// tf.add_n: the sum of same-shaped tensors, on the current device.
+EMBER_API Tensor add_n(const std::vector<Tensor>& tensors);
+
+// ---- comparison helpers
+EMBER_API bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+                        bool equal_nan = false);
+EMBER_API bool equal(const Tensor& a, const Tensor& b);
+
+}  // namespace ember

@@ -1,0 +1,122 @@
+#pragma once
+/// The kernel registry (API.md section 8): a flat table of function pointers indexed
+/// by (Op, DeviceType). Add a kernel for an existing op on a device type, or a whole
+/// backend under DeviceType::PrivateUse1, with register_kernel / register_backend.
+///
+/// Kernel signatures, one per op family (the argument blocks are in kernel_args.h):
+///   elementwise  void(const ElementwiseArgs&)  unary, binary, ternary, fill, arange, random
+///   reduce       void(const ReduceArgs&)       sum .. logsumexp
+///   dim          void(const DimArgs&)          softmax, log_softmax, cumsum
+///   matmul       void(const MatmulArgs&)       every matmul-family op
+/// A kernel switches on the dtype itself; the registry records which dtypes it takes.
+/// Register before the first op runs on that device type (registration takes no lock).
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "ember/device.h"
+#include "ember/device_api.h"
+#include "ember/export.h"
+#include "ember/kernel_args.h"
+
+namespace ember {
+
+class RawAllocator;
+
+#define EMBER_FORALL_OPS(_)                                                                 \
+  /* elementwise: nullary */                                                                \
+  _(Fill) _(Arange) _(Uniform) _(Normal) _(RandInt)                                         \
+  /* elementwise: unary (Copy casts from dtype to out_dtype) */                             \
+  _(Copy) _(Neg) _(Abs) _(Sign) _(Exp) _(Log) _(Log1p) _(Expm1) _(Sqrt) _(Rsqrt) _(Square)  \
+  _(Sin) _(Cos) _(Tan) _(Tanh) _(Sigmoid) _(Relu) _(Gelu) _(Floor) _(Ceil) _(Round)         \
+  _(Trunc) _(Reciprocal) _(IsNan) _(IsInf) _(LogicalNot) _(Clamp)                           \
+  /* elementwise: binary */                                                                 \
+  _(Add) _(Sub) _(Mul) _(Div) _(Remainder) _(Pow) _(Maximum) _(Minimum) _(Atan2)            \
+  _(Eq) _(Ne) _(Lt) _(Le) _(Gt) _(Ge) _(LogicalAnd) _(LogicalOr) _(LogicalXor)              \
+  /* elementwise: ternary */                                                                \
+  _(Where) _(Lerp) _(Addcmul) _(Addcdiv)                                                    \
+  /* reductions */                                                                          \
+  _(Sum) _(Prod) _(Max) _(Min) _(ArgMax) _(ArgMin) _(All) _(Any) _(Var) _(Norm) _(LogSumExp) \
+  /* along one dim */                                                                       \
+  _(Softmax) _(LogSoftmax) _(Cumsum)                                                        \
+  /* linear algebra */                                                                      \
+  _(MatMul)
+
+enum class Op : uint8_t {
+#define EMBER_OP_ENUM(name) name,
+  EMBER_FORALL_OPS(EMBER_OP_ENUM)
+#undef EMBER_OP_ENUM
+      kNumOps
+};
+inline constexpr int kNumOps = static_cast<int>(Op::kNumOps);
+
+enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul };
+constexpr OpFamily op_family(Op op) {
+  return op < Op::Sum ? OpFamily::Elementwise
+         : op < Op::Softmax ? OpFamily::Reduce
+         : op < Op::MatMul  ? OpFamily::Dim
+                            : OpFamily::Matmul;
+}
+/// The op's name as TensorFlow's placement log spells it: "Add", "MatMul", "Exp".
+EMBER_API const char* op_name(Op op);
+
+using ElementwiseKernel = void (*)(const ElementwiseArgs&);
+using ReduceKernel = void (*)(const ReduceArgs&);
+using DimKernel = void (*)(const DimArgs&);
+using MatmulKernel = void (*)(const MatmulArgs&);
+
+/// A set of dtypes, one bit per ScalarType.
+class DtypeSet {
+ public:
+  constexpr DtypeSet() = default;
+  constexpr DtypeSet(std::initializer_list<ScalarType> types) {
+    for (ScalarType t : types) bits_ |= bit(t);
+  }
+  static constexpr DtypeSet all() { return DtypeSet(0x3ffu); }
+  static constexpr DtypeSet floating() { return {kHalf, kBFloat16, kFloat, kDouble}; }
+  constexpr bool contains(ScalarType t) const { return (bits_ & bit(t)) != 0; }
+  constexpr uint32_t bits() const { return bits_; }
+  constexpr DtypeSet operator|(DtypeSet o) const { return DtypeSet(bits_ | o.bits_); }
+
+ private:
+  constexpr explicit DtypeSet(uint32_t bits) : bits_(bits) {}
+  static constexpr uint32_t bit(ScalarType t) { return 1u << static_cast<int>(t); }
+  uint32_t bits_ = 0;
+};
+
+EMBER_API void register_kernel(Op op, DeviceType type, ElementwiseKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, ReduceKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, DimKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, MatmulKernel fn, DtypeSet dtypes);
+/// Whether `op` runs on `type` for tensors of `dtype`.
+EMBER_API bool has_kernel(Op op, DeviceType type, ScalarType dtype);
+
+/// The device services of a backend: discovery, memory and copies. Kernels are
+/// registered separately. Methods take physical device indices.
+class EMBER_API Backend {
+ public:
+  virtual ~Backend() = default;
+  /// Physical devices present (0 when none, never throws for a missing driver).
+  virtual int device_count() = 0;
+  virtual DeviceInfo device_info(int index) = 0;
+  /// The raw memory source under this device's caching allocator (owned by the backend).
+  virtual RawAllocator* raw_allocator(int index) = 0;
+  /// Copies nbytes between two devices of which at least one belongs to this backend
+  /// (the other may be a CPU device). Contiguous bytes, no dtype change.
+  virtual void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device,
+                          size_t nbytes, bool non_blocking) = 0;
+  /// Waits for the device's outstanding work.
+  virtual void synchronize(int index) { (void)index; }
+  /// Stream to tag allocations with on this device (nullptr: there are no streams).
+  virtual void* current_stream(int index) {
+    (void)index;
+    return nullptr;
+  }
+};
+
+/// Installs the backend for a device type (PrivateUse1 for user backends; `name` is
+/// how device strings spell it, e.g. "npu"). The backend must outlive every tensor on it.
+EMBER_API void register_backend(DeviceType type, Backend* backend, const std::string& name = "");
+
+}  // namespace ember

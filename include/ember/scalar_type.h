@@ -1,0 +1,66 @@
+#pragma once
+/// Element types (API.md section 1) and torch's promotion table.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ember/export.h"
+#include "ember/half.h"
+
+namespace ember {
+
+enum class ScalarType : int8_t { Bool, UInt8, Int8, Int16, Int32, Int64, Half, BFloat16, Float, Double };
+inline constexpr int kNumScalarTypes = 10;
+
+constexpr ScalarType kBool = ScalarType::Bool;
+constexpr ScalarType kUInt8 = ScalarType::UInt8;
+constexpr ScalarType kInt8 = ScalarType::Int8;
+constexpr ScalarType kInt16 = ScalarType::Int16;
+constexpr ScalarType kInt32 = ScalarType::Int32;
+constexpr ScalarType kInt64 = ScalarType::Int64;
+constexpr ScalarType kHalf = ScalarType::Half;
+constexpr ScalarType kFloat16 = ScalarType::Half;
+constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kFloat32 = ScalarType::Float;
+constexpr ScalarType kDouble = ScalarType::Double;
+constexpr ScalarType kFloat64 = ScalarType::Double;
+
+/// Bytes per element.
+constexpr size_t element_size(ScalarType t) {
+  constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return sizes[static_cast<int>(t)];
+}
+/// torch's dtype name: "float32", "int64", "bfloat16", "bool", ...
+EMBER_API const char* name(ScalarType t);
+/// torch.promote_types.
+EMBER_API ScalarType promote_types(ScalarType a, ScalarType b);
+
+constexpr bool is_floating_point(ScalarType t) {
+  return t == kHalf || t == kBFloat16 || t == kFloat || t == kDouble;
+}
+constexpr bool is_integral(ScalarType t, bool include_bool = false) {
+  return (include_bool && t == kBool) || (t >= kUInt8 && t <= kInt64);
+}
+
+/// Maps a C++ element type to its ScalarType (compile-time).
+template <class T>
+struct ScalarTypeOf;
+#define EMBER_SCALAR_TYPE_OF(T, st) \
+  template <>                      \
+  struct ScalarTypeOf<T> {         \
+    static constexpr ScalarType value = st; \
+  };
+EMBER_SCALAR_TYPE_OF(bool, kBool)
+EMBER_SCALAR_TYPE_OF(uint8_t, kUInt8)
+EMBER_SCALAR_TYPE_OF(int8_t, kInt8)
+EMBER_SCALAR_TYPE_OF(int16_t, kInt16)
+EMBER_SCALAR_TYPE_OF(int32_t, kInt32)
+EMBER_SCALAR_TYPE_OF(int64_t, kInt64)
+EMBER_SCALAR_TYPE_OF(Half, kHalf)
+EMBER_SCALAR_TYPE_OF(BFloat16, kBFloat16)
+EMBER_SCALAR_TYPE_OF(float, kFloat)
+EMBER_SCALAR_TYPE_OF(double, kDouble)
+#undef EMBER_SCALAR_TYPE_OF
+
+}  // namespace ember

@@ -1,0 +1,282 @@
+#pragma once
+/// Tensor: a reference-counted handle to a TensorImpl, mirroring torch::Tensor.
+/// Copying a Tensor shares its data; views share storage; ops return new tensors.
+
+#include <initializer_list>
+#include <iosfwd>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "ember/device.h"
+#include "ember/export.h"
+#include "ember/indexing.h"
+#include "ember/int_array_ref.h"
+#include "ember/scalar.h"
+#include "ember/scalar_type.h"
+#include "ember/tensor_impl.h"
+#include "ember/tensor_options.h"
+
+namespace ember {
+
+namespace cuda {
+class Stream;
+}
+
+class EMBER_API Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* unsafe_impl() const { return impl_.get(); }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  int32_t use_count() const { return impl_.use_count(); }
+
+  // ---- metadata
+  IntArrayRef sizes() const { return impl_->sizes_.ref(); }
+  IntArrayRef strides() const { return impl_->strides_.ref(); }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return static_cast<int64_t>(impl_->sizes_.size()); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return impl_->numel_; }
+  size_t nbytes() const { return size_t(impl_->numel_) * element_size(impl_->dtype_); }
+  size_t element_size() const { return ember::element_size(impl_->dtype_); }
+  int64_t storage_offset() const { return impl_->storage_offset_; }
+  ScalarType scalar_type() const { return impl_->dtype_; }
+  ScalarType dtype() const { return impl_->dtype_; }
+  Device device() const { return impl_->storage_->device_; }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
+  bool is_contiguous() const { return impl_->is_contiguous_; }
+  const Storage& storage() const { return impl_->storage_; }
+
+  template <class T>
+  T* data_ptr() const;
+  void* data_ptr() const { return impl_->data(); }
+  /// The single element, converted to T as libtorch does; synchronizes a device tensor.
+  template <class T>
+  T item() const;
+  Scalar item() const;
+
+  // ---- conversion and movement
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  Tensor cpu() const;
+  Tensor cuda(int index = -1) const;
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  /// The tensor's memory is also in use on `stream` (libtorch's record_stream).
+  void record_stream(const cuda::Stream& stream) const;
+
+  // ---- views (share storage)
+  Tensor view(IntArrayRef sizes) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor view_as(const Tensor& other) const;
+  Tensor reshape_as(const Tensor& other) const;
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = {}, std::optional<int64_t> end = {},
+               int64_t step = 1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+
+  // ---- elementwise (same semantics as the free functions of ops.h)
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(const Scalar& other) const;
+  Tensor div(const Tensor& other) const;
+  Tensor div(const Scalar& other) const;
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(const Scalar& other) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor atan2(const Tensor& other) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(const Scalar& other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(const Scalar& other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(const Scalar& other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(const Scalar& other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(const Scalar& other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(const Scalar& other) const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+  Tensor logical_xor(const Tensor& other) const;
+  Tensor logical_not() const;
+
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor sign() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor log1p() const;
+  Tensor expm1() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor square() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tan() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor gelu() const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor trunc() const;
+  Tensor reciprocal() const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_max(const Scalar& max) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+
+  // ---- in place: return *this
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(const Scalar& other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(const Scalar& other);
+  Tensor& fill_(const Scalar& value);
+  Tensor& zero_();
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = {});
+  Tensor& relu_();
+  Tensor& exp_();
+  Tensor& log_();
+  Tensor& sqrt_();
+  Tensor& neg_();
+  Tensor& abs_();
+  Tensor& sigmoid_();
+  Tensor& tanh_();
+
+  // ---- reductions
+  Tensor sum(std::optional<ScalarType> dtype = {}) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
+  Tensor mean(std::optional<ScalarType> dtype = {}) const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
+  Tensor prod(std::optional<ScalarType> dtype = {}) const;
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
+  Tensor max() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor var(int dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(int dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const Scalar& p, IntArrayRef dims, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = {}) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = {}) const;
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = {}) const;
+
+  // ---- linear algebra
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+  Tensor outer(const Tensor& other) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
+                bool equal_nan = false) const;
+  bool equal(const Tensor& other) const;
+
+ private:
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+/// Prints values, then "[ CPUFloatType{2,3} ]", as libtorch does.
+EMBER_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// operators
+EMBER_API Tensor operator+(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator+(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator+(const Scalar& a, const Tensor& b);
+EMBER_API Tensor operator-(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator-(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator-(const Scalar& a, const Tensor& b);
+EMBER_API Tensor operator*(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator*(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator*(const Scalar& a, const Tensor& b);
+EMBER_API Tensor operator/(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator/(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator/(const Scalar& a, const Tensor& b);
+EMBER_API Tensor operator%(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator%(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator==(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator==(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator!=(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator!=(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator<(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator<(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator<=(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator<=(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator>(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator>(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator>=(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator>=(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator&&(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator||(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator!(const Tensor& a);
+EMBER_API Tensor operator-(const Tensor& a);
+EMBER_API Tensor& operator+=(Tensor& a, const Tensor& b);
+EMBER_API Tensor& operator+=(Tensor& a, const Scalar& b);
+EMBER_API Tensor& operator-=(Tensor& a, const Tensor& b);
+EMBER_API Tensor& operator-=(Tensor& a, const Scalar& b);
+EMBER_API Tensor& operator*=(Tensor& a, const Tensor& b);
+EMBER_API Tensor& operator*=(Tensor& a, const Scalar& b);
+EMBER_API Tensor& operator/=(Tensor& a, const Tensor& b);
+EMBER_API Tensor& operator/=(Tensor& a, const Scalar& b);
+
+}  // namespace ember

@@ -1,0 +1,62 @@
+#pragma once
+/// Storage and TensorImpl: what a Tensor handle points at (DESIGN.md "Tensor = handle
+/// to TensorImpl"). Views share one Storage and differ in sizes, strides and offset.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "ember/device.h"
+#include "ember/export.h"
+#include "ember/intrusive_ptr.h"
+#include "ember/scalar_type.h"
+#include "ember/small_vector.h"
+
+namespace ember {
+
+/// Frees a storage's memory: called once with the context and the data pointer.
+using DataDeleter = void (*)(void* context, void* data);
+
+/// A block of device memory shared by a tensor and its views.
+struct EMBER_API StorageImpl {
+  StorageImpl(void* data, size_t nbytes, Device device, DataDeleter deleter, void* context)
+      : data_(data), nbytes_(nbytes), device_(device), deleter_(deleter), context_(context) {}
+  StorageImpl(const StorageImpl&) = delete;
+  StorageImpl& operator=(const StorageImpl&) = delete;
+  ~StorageImpl() {
+    if (deleter_) deleter_(context_, data_);
+  }
+
+  std::atomic<int32_t> refcount_{1};
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+  DataDeleter deleter_;
+  void* context_;  // allocator block, or a user deleter for from_blob
+};
+using Storage = IntrusivePtr<StorageImpl>;
+
+/// Sizes, strides, offset and dtype over a Storage.
+struct EMBER_API TensorImpl {
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+             int64_t storage_offset);
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
+
+  /// Recomputes numel_ and is_contiguous_ after sizes or strides change.
+  void refresh();
+  char* data() const {
+    return static_cast<char*>(storage_->data_) + storage_offset_ * int64_t(element_size(dtype_));
+  }
+
+  std::atomic<int32_t> refcount_{1};
+  Storage storage_;
+  SizesVector sizes_;
+  SizesVector strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  bool is_contiguous_ = true;
+};
+
+}  // namespace ember

@@ -1,0 +1,28 @@
+#pragma once
+// EMBER_CHECK: turns a failed condition into a typed ember error with a formatted
+// message. The message is only formatted on failure, so a passing check costs a branch.
+
+#include <fmt/format.h>
+
+#include "ember/error.h"
+
+namespace ember::detail {
+
+template <class E, class... Args>
+[[noreturn]] __attribute__((noinline, cold)) void throw_error(fmt::format_string<Args...> f,
+                                                             Args&&... args) {
+  throw E(fmt::format(f, std::forward<Args>(args)...));
+}
+
+}  // namespace ember::detail
+
+#define EMBER_CHECK(cond, ErrorType, ...)                                      \
+  do {                                                                         \
+    if (__builtin_expect(!(cond), 0)) {                                        \
+      ::ember::detail::throw_error<::ember::ErrorType>(__VA_ARGS__);           \
+    }                                                                          \
+  } while (0)
+
+#define EMBER_CHECK_ARG(cond, ...) EMBER_CHECK(cond, InvalidArgument, __VA_ARGS__)
+
+#define EMBER_THROW(ErrorType, ...) ::ember::detail::throw_error<::ember::ErrorType>(__VA_ARGS__)
