@@ -16,7 +16,14 @@ class IntArrayRef {
   constexpr IntArrayRef(const int64_t* data, size_t size) : data_(data), size_(size) {}
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}
   /// Braced lists live until the end of the full expression, like c10's.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   constexpr IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
   constexpr const int64_t* data() const { return data_; }
   constexpr size_t size() const { return size_; }

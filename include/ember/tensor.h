@@ -41,7 +41,7 @@ class EMBER_API Tensor {
   int64_t dim() const { return static_cast<int64_t>(impl_->sizes_.size()); }
   int64_t ndimension() const { return dim(); }
   int64_t numel() const { return impl_->numel_; }
-  size_t nbytes() const { return size_t(impl_->numel_) * element_size(impl_->dtype_); }
+  size_t nbytes() const { return size_t(impl_->numel_) * ember::element_size(impl_->dtype_); }
   size_t element_size() const { return ember::element_size(impl_->dtype_); }
   int64_t storage_offset() const { return impl_->storage_offset_; }
   ScalarType scalar_type() const { return impl_->dtype_; }

@@ -1,0 +1,15 @@
+#pragma once
+/// ember: an eager tensor library with a PyTorch-like API and TensorFlow's device model.
+/// Everything a user needs comes from this header.
+
+#include "ember/cuda.h"
+#include "ember/device.h"
+#include "ember/device_api.h"
+#include "ember/error.h"
+#include "ember/format.h"
+#include "ember/memory.h"
+#include "ember/ops.h"
+#include "ember/parallel.h"
+#include "ember/scalar.h"
+#include "ember/scalar_type.h"
+#include "ember/tensor.h"

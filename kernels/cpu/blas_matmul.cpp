@@ -1,0 +1,49 @@
+// CPU matmul through CBLAS (OpenBLAS) for float32 / float64; other dtypes use the
+// portable kernel. Transposed operands are passed as BLAS transposes, never copied.
+#include <cblas.h>
+
+#include "cpu/matmul_generic.h"
+#include "cpu/register_cpu.h"
+
+namespace ember::detail {
+
+namespace {
+
+// Row-major BLAS view of a matrix with strides (row, col): NoTrans when columns are
+// unit-stride, Trans when rows are.
+struct BlasOperand {
+  CBLAS_TRANSPOSE trans;
+  int64_t ld;
+};
+BlasOperand blas_operand(int64_t row_stride, int64_t col_stride, int64_t cols) {
+  if (col_stride == 1) return {CblasNoTrans, std::max<int64_t>(row_stride, std::max<int64_t>(cols, 1))};
+  return {CblasTrans, std::max<int64_t>(col_stride, 1)};
+}
+
+template <class T, class Gemm>
+void blas_batched(const MatmulArgs& a, Gemm gemm) {
+  const BlasOperand A = blas_operand(a.a_strides[1], a.a_strides[2], a.k);
+  const BlasOperand B = blas_operand(a.b_strides[1], a.b_strides[2], a.n);
+  for (int64_t b = 0; b < a.batch; ++b) {
+    gemm(CblasRowMajor, A.trans, B.trans, int(a.m), int(a.n), int(a.k), T(a.alpha),
+         reinterpret_cast<const T*>(a.a) + b * a.a_strides[0], int(A.ld),
+         reinterpret_cast<const T*>(a.b) + b * a.b_strides[0], int(B.ld), T(a.beta),
+         reinterpret_cast<T*>(a.c) + b * a.c_strides[0], int(std::max<int64_t>(a.c_strides[1], std::max<int64_t>(a.n, 1))));
+  }
+}
+
+void matmul_kernel(const MatmulArgs& a) {
+  if (a.m == 0 || a.n == 0) return;
+  if (a.dtype == kFloat) return blas_batched<float>(a, cblas_sgemm);
+  if (a.dtype == kDouble) return blas_batched<double>(a, cblas_dgemm);
+  matmul_generic(a);
+}
+
+}  // namespace
+
+void register_cpu_matmul_kernels() {
+  register_kernel(Op::MatMul, kCPU, matmul_kernel,
+                  DtypeSet({kUInt8, kInt8, kInt16, kInt32, kInt64, kHalf, kBFloat16, kFloat, kDouble}));
+}
+
+}  // namespace ember::detail

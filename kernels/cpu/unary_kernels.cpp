@@ -1,0 +1,171 @@
+// CPU kernels of the unary elementwise ops (and clamp). Floating functions compute in
+// opmath_t (float for Half / BFloat16).
+#include <cmath>
+
+#include "cpu/cpu_loops.h"
+#include "core/dtype_dispatch.h"
+#include "cpu/register_cpu.h"
+
+namespace ember::detail {
+
+namespace {
+
+template <class F>
+void floating_unary(const ElementwiseArgs& a, F f) {
+  dispatch_floating(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    elementwise_kernel<T, T>(a, [&](M x) -> M { return f(x); });
+  });
+}
+
+#define EMBER_FLOAT_UNARY(fn_name, expr)                                  \
+  void fn_name(const ElementwiseArgs& a) {                                \
+    floating_unary(a, [](auto x) -> decltype(x) {                         \
+      using M = decltype(x);                                              \
+      (void)sizeof(M);                                                    \
+      return expr;                                                        \
+    });                                                                   \
+  }
+
+EMBER_FLOAT_UNARY(exp_kernel, std::exp(x))
+EMBER_FLOAT_UNARY(log_kernel, std::log(x))
+EMBER_FLOAT_UNARY(log1p_kernel, std::log1p(x))
+EMBER_FLOAT_UNARY(expm1_kernel, std::expm1(x))
+EMBER_FLOAT_UNARY(sqrt_kernel, std::sqrt(x))
+EMBER_FLOAT_UNARY(rsqrt_kernel, M(1) / std::sqrt(x))
+EMBER_FLOAT_UNARY(sin_kernel, std::sin(x))
+EMBER_FLOAT_UNARY(cos_kernel, std::cos(x))
+EMBER_FLOAT_UNARY(tan_kernel, std::tan(x))
+EMBER_FLOAT_UNARY(tanh_kernel, std::tanh(x))
+EMBER_FLOAT_UNARY(sigmoid_kernel, M(1) / (M(1) + std::exp(-x)))
+EMBER_FLOAT_UNARY(gelu_kernel, M(0.5) * x * (M(1) + std::erf(x * M(0.70710678118654752440))))
+EMBER_FLOAT_UNARY(reciprocal_kernel, M(1) / x)
+#undef EMBER_FLOAT_UNARY
+
+// Ops that keep the dtype; integers take the integer form of the operation.
+template <class F>
+void same_type_unary(const ElementwiseArgs& a, F f) {
+  dispatch_dtype(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    elementwise_kernel<T, T>(a, [&](M x) -> M { return f(x); });
+  });
+}
+
+void neg_kernel(const ElementwiseArgs& a) {
+  same_type_unary(a, [](auto x) { return decltype(x)(-x); });
+}
+void abs_kernel(const ElementwiseArgs& a) {
+  same_type_unary(a, [](auto x) {
+    using M = decltype(x);
+    if constexpr (std::is_unsigned_v<M>) return x;
+    else return M(x < M(0) ? -x : x);
+  });
+}
+void sign_kernel(const ElementwiseArgs& a) {
+  same_type_unary(a, [](auto x) {
+    using M = decltype(x);
+    if constexpr (std::is_same_v<M, bool>) return x;
+    else return M(int(M(0) < x) - int(x < M(0)));
+  });
+}
+void square_kernel(const ElementwiseArgs& a) {
+  same_type_unary(a, [](auto x) { return decltype(x)(x * x); });
+}
+void relu_kernel(const ElementwiseArgs& a) {
+  same_type_unary(a, [](auto x) {
+    using M = decltype(x);
+    return x < M(0) ? M(0) : x;  // NaN stays NaN
+  });
+}
+template <class F>
+void rounding_unary(const ElementwiseArgs& a, F f) {
+  same_type_unary(a, [&](auto x) {
+    using M = decltype(x);
+    if constexpr (std::is_floating_point_v<M>) return M(f(x));
+    else return x;  // integers are already whole
+  });
+}
+void floor_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::floor(x); }); }
+void ceil_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::ceil(x); }); }
+void round_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::nearbyint(x); }); }
+void trunc_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::trunc(x); }); }
+
+void clamp_kernel(const ElementwiseArgs& a) {
+  const bool has_lo = a.has_param[0], has_hi = a.has_param[1];
+  dispatch_dtype(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    auto pick = [](const KernelScalar& s) {
+      if constexpr (std::is_floating_point_v<M>) return M(s.f);
+      else return M(s.i);
+    };
+    const M lo = pick(a.param[0]), hi = pick(a.param[1]);
+    elementwise_kernel<T, T>(a, [=](M x) -> M {
+      if (has_lo) x = x < lo ? lo : x;  // NaN < lo is false: NaN propagates
+      if (has_hi) x = hi < x ? hi : x;
+      return x;
+    });
+  });
+}
+
+template <class F>
+void bool_unary(const ElementwiseArgs& a, F f) {
+  dispatch_dtype(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    elementwise_kernel<bool, T>(a, [&](M x) -> bool { return f(x); });
+  });
+}
+void isnan_kernel(const ElementwiseArgs& a) {
+  bool_unary(a, [](auto x) {
+    if constexpr (std::is_floating_point_v<decltype(x)>) return std::isnan(x);
+    else return false;
+  });
+}
+void isinf_kernel(const ElementwiseArgs& a) {
+  bool_unary(a, [](auto x) {
+    if constexpr (std::is_floating_point_v<decltype(x)>) return std::isinf(x);
+    else return false;
+  });
+}
+void logical_not_kernel(const ElementwiseArgs& a) {
+  bool_unary(a, [](auto x) { return !(x != decltype(x)(0)); });
+}
+
+}  // namespace
+
+void register_cpu_unary_kernels() {
+  const DtypeSet fl = DtypeSet::floating();
+  const DtypeSet numeric = DtypeSet({kUInt8, kInt8, kInt16, kInt32, kInt64}) | fl;
+  const DtypeSet all = DtypeSet::all();
+  register_kernel(Op::Exp, kCPU, exp_kernel, fl);
+  register_kernel(Op::Log, kCPU, log_kernel, fl);
+  register_kernel(Op::Log1p, kCPU, log1p_kernel, fl);
+  register_kernel(Op::Expm1, kCPU, expm1_kernel, fl);
+  register_kernel(Op::Sqrt, kCPU, sqrt_kernel, fl);
+  register_kernel(Op::Rsqrt, kCPU, rsqrt_kernel, fl);
+  register_kernel(Op::Sin, kCPU, sin_kernel, fl);
+  register_kernel(Op::Cos, kCPU, cos_kernel, fl);
+  register_kernel(Op::Tan, kCPU, tan_kernel, fl);
+  register_kernel(Op::Tanh, kCPU, tanh_kernel, fl);
+  register_kernel(Op::Sigmoid, kCPU, sigmoid_kernel, fl);
+  register_kernel(Op::Gelu, kCPU, gelu_kernel, fl);
+  register_kernel(Op::Reciprocal, kCPU, reciprocal_kernel, fl);
+  register_kernel(Op::Neg, kCPU, neg_kernel, numeric);
+  register_kernel(Op::Abs, kCPU, abs_kernel, numeric);
+  register_kernel(Op::Sign, kCPU, sign_kernel, all);
+  register_kernel(Op::Square, kCPU, square_kernel, numeric);
+  register_kernel(Op::Relu, kCPU, relu_kernel, numeric);
+  register_kernel(Op::Floor, kCPU, floor_kernel, numeric);
+  register_kernel(Op::Ceil, kCPU, ceil_kernel, numeric);
+  register_kernel(Op::Round, kCPU, round_kernel, numeric);
+  register_kernel(Op::Trunc, kCPU, trunc_kernel, numeric);
+  register_kernel(Op::Clamp, kCPU, clamp_kernel, numeric);
+  register_kernel(Op::IsNan, kCPU, isnan_kernel, all);
+  register_kernel(Op::IsInf, kCPU, isinf_kernel, all);
+  register_kernel(Op::LogicalNot, kCPU, logical_not_kernel, all);
+}
+
+}  // namespace ember::detail

@@ -1,0 +1,35 @@
+#include "ember/scalar_type.h"
+
+namespace ember {
+
+const char* name(ScalarType t) {
+  static constexpr const char* names[] = {"bool",  "uint8",   "int8",     "int16",   "int32",
+                                          "int64", "float16", "bfloat16", "float32", "float64"};
+  return names[static_cast<int>(t)];
+}
+
+namespace {
+constexpr int category(ScalarType t) {  // bool < integral < floating
+  return t == kBool ? 0 : is_integral(t) ? 1 : 2;
+}
+}  // namespace
+
+ScalarType promote_types(ScalarType a, ScalarType b) {
+  if (a == b) return a;
+  if (a == kBool) return b;
+  if (b == kBool) return a;
+  if (category(a) != category(b)) return category(a) > category(b) ? a : b;
+  if (category(a) == 2) {
+    // half and bfloat16 have no common 16-bit type: torch promotes the pair to float32.
+    if ((a == kHalf && b == kBFloat16) || (a == kBFloat16 && b == kHalf)) return kFloat;
+    return element_size(a) >= element_size(b) ? a : b;
+  }
+  // integers: uint8 with a signed type needs a signed type wider than 8 bits.
+  if (a == kUInt8 || b == kUInt8) {
+    ScalarType other = a == kUInt8 ? b : a;
+    return other == kInt8 ? kInt16 : other;
+  }
+  return element_size(a) >= element_size(b) ? a : b;
+}
+
+}  // namespace ember

@@ -1,0 +1,105 @@
+// Moving and converting tensors: to(), cpu(), cuda(), contiguous(), clone(), copy_().
+// Across devices a contiguous buffer is copied by the backend of the non-CPU side.
+#include <cstring>
+
+#include "core/check.h"
+#include "dispatch/elementwise_ops.h"
+#include "ember/ops.h"
+#include "ember/registry.h"
+#include "placement/placement.h"
+#include "tensor/tensor_factory.h"
+
+namespace ember {
+
+namespace detail {
+
+namespace {
+DeviceEntry& existing_device(Device d, const char* op) {
+  Device r = resolve_index(d);
+  DeviceEntry* e = find_device(r);
+  EMBER_CHECK_ARG(e != nullptr,
+                  "{}: Could not satisfy explicit device specification '{}': the device does not exist",
+                  op, r.tf_str());
+  return *e;
+}
+}  // namespace
+
+/// A contiguous copy of t on another device (same dtype).
+Tensor move_to_device(const Tensor& t, DeviceEntry& dst) {
+  Tensor src = t.contiguous();
+  Tensor out = empty_on(t.sizes(), t.dtype(), dst);
+  const size_t nbytes = src.nbytes();
+  if (nbytes == 0) return out;
+  const Device sd = src.device(), dd = dst.device;
+  if (sd.is_cpu() && dd.is_cpu()) {
+    std::memcpy(out.data_ptr(), src.data_ptr(), nbytes);
+  } else {
+    Backend* b = backend_for(dd.is_cpu() ? sd.type() : dd.type());
+    EMBER_CHECK_ARG(b != nullptr, "to: no backend is registered for {}", (dd.is_cpu() ? sd : dd).str());
+    b->copy_bytes(out.data_ptr(), dd, src.data_ptr(), sd, nbytes, false);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy) const {
+  EMBER_CHECK_ARG(defined(), "to: undefined tensor");
+  (void)non_blocking;
+  detail::DeviceEntry& dst = detail::existing_device(device, "to");
+  if (dst.device == this->device() && dtype == this->dtype() && !copy) return *this;
+  Tensor t = *this;
+  if (dst.device != t.device()) {
+    // Convert on the smaller side: narrowing before the transfer moves fewer bytes.
+    if (ember::element_size(dtype) < ember::element_size(t.dtype())) t = t.to(dtype);
+    t = detail::move_to_device(t, dst);
+  }
+  if (t.dtype() != dtype || (copy && t.is_same(*this))) {
+    Tensor out = detail::empty_on(t.sizes(), dtype, dst);
+    detail::copy_same_device(out, t);
+    t = out;
+  }
+  return t;
+}
+Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
+  EMBER_CHECK_ARG(defined(), "to: undefined tensor");
+  return to(device, dtype(), non_blocking, copy);
+}
+Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy) const {
+  EMBER_CHECK_ARG(defined(), "to: undefined tensor");
+  return to(device(), dtype, non_blocking, copy);
+}
+Tensor Tensor::to(const TensorOptions& o, bool non_blocking, bool copy) const {
+  EMBER_CHECK_ARG(defined(), "to: undefined tensor");
+  return to(o.has_device() ? o.device() : device(), o.has_dtype() ? o.dtype() : dtype(), non_blocking, copy);
+}
+Tensor Tensor::cpu() const { return to(Device(kCPU, 0)); }
+Tensor Tensor::cuda(int index) const { return to(Device(kCUDA, index)); }
+
+Tensor Tensor::contiguous() const {
+  EMBER_CHECK_ARG(defined(), "contiguous: undefined tensor");
+  if (is_contiguous()) return *this;
+  return clone();
+}
+
+Tensor Tensor::clone() const {
+  EMBER_CHECK_ARG(defined(), "clone: undefined tensor");
+  Tensor out = detail::empty_on(sizes(), dtype(), device());
+  detail::copy_same_device(out, *this);
+  return out;
+}
+
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  EMBER_CHECK_ARG(defined() && src.defined(), "copy_: undefined tensor");
+  (void)non_blocking;
+  Tensor s = src;
+  if (s.device() != device()) {
+    detail::DeviceEntry* dst = detail::find_device(device());
+    EMBER_CHECK_ARG(dst != nullptr, "copy_: device {} does not exist", device().tf_str());
+    s = detail::move_to_device(s, *dst);
+  }
+  detail::copy_same_device(*this, s);
+  return *this;
+}
+
+}  // namespace ember

@@ -1,0 +1,223 @@
+// Creation ops: empty, zeros, ones, full, arange, linspace, eye, random, *_like,
+// tensor(...) and from_blob. The device comes from the options, the scope or the default.
+#include <atomic>
+#include <cmath>
+#include <cstring>
+
+#include "core/check.h"
+#include "dispatch/elementwise_ops.h"
+#include "dispatch/kernel_table.h"
+#include "ember/ops.h"
+#include "iter/elementwise_iter.h"
+#include "placement/placement.h"
+#include "tensor/tensor_factory.h"
+
+namespace ember {
+
+using detail::DeviceEntry;
+
+namespace {
+
+DeviceEntry& creation_device(const TensorOptions& o, Op op) { return detail::place_creation(o, op); }
+
+Tensor make_filled(IntArrayRef sizes, const Scalar& value, const TensorOptions& o, const char* what) {
+  detail::check_sizes(sizes, what);
+  DeviceEntry& dev = creation_device(o, Op::Fill);
+  if (detail::g_log_placement.load(std::memory_order_relaxed)) detail::log_op(Op::Fill, dev);
+  Tensor t = detail::empty_on(sizes, o.dtype(), dev);
+  detail::fill_tensor(t, value);
+  return t;
+}
+
+// Runs a nullary kernel (arange, random) over a fresh contiguous tensor.
+Tensor run_generator(Op op, IntArrayRef sizes, const TensorOptions& o, const detail::OpParams& p,
+                     uint64_t seed = 0, uint64_t offset = 0) {
+  DeviceEntry& dev = creation_device(o, op);
+  if (detail::g_log_placement.load(std::memory_order_relaxed)) detail::log_op(op, dev);
+  auto kernel = detail::lookup_kernel<ElementwiseKernel>(op, dev.device.type(), o.dtype());
+  Tensor t = detail::empty_on(sizes, o.dtype(), dev);
+  ElementwiseArgs args;
+  args.dtype = args.out_dtype = o.dtype();
+  for (int i = 0; i < 3; ++i) args.param[i] = p.param[i], args.has_param[i] = p.has_param[i];
+  args.seed = seed;
+  args.offset = offset;
+  detail::build_elementwise(args, t, nullptr, 0);
+  if (args.numel) kernel(args);
+  return t;
+}
+
+// Note [Random generator state]: one seed and a counter of elements drawn so far;
+// each call reserves numel counters, so results are reproducible after manual_seed
+// and identical across devices (the kernels hash (seed, counter)).
+std::atomic<uint64_t> g_seed{0x853c49e6748fea9bull};
+std::atomic<uint64_t> g_offset{0};
+uint64_t reserve_counters(int64_t n) { return g_offset.fetch_add(uint64_t(n) * 2 + 2); }
+
+int64_t numel_of(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+TensorOptions with_default_dtype(TensorOptions o, ScalarType t) { return o.has_dtype() ? o : o.dtype(t); }
+
+}  // namespace
+
+void manual_seed(uint64_t seed) {
+  g_seed.store(seed);
+  g_offset.store(0);
+}
+
+Tensor empty(IntArrayRef sizes, const TensorOptions& o) {
+  detail::check_sizes(sizes, "empty");
+  DeviceEntry& dev = creation_device(o, Op::Fill);
+  return detail::empty_on(sizes, o.dtype(), dev);
+}
+Tensor zeros(IntArrayRef sizes, const TensorOptions& o) { return make_filled(sizes, 0, o, "zeros"); }
+Tensor ones(IntArrayRef sizes, const TensorOptions& o) { return make_filled(sizes, 1, o, "ones"); }
+Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& o) {
+  // full infers its dtype from the value: bool, int64 or the default float.
+  return make_filled(sizes, value, with_default_dtype(o, value.natural_type()), "full");
+}
+
+Tensor arange(const Scalar& end, const TensorOptions& o) { return arange(0, end, 1, o); }
+Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& o) { return arange(start, end, 1, o); }
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& o) {
+  const bool all_int = start.is_integral(true) && end.is_integral(true) && step.is_integral(true);
+  TensorOptions opts = with_default_dtype(o, all_int ? kInt64 : kFloat);
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  EMBER_CHECK_ARG(st != 0, "arange: step must be nonzero");
+  EMBER_CHECK_ARG(std::isfinite(s) && std::isfinite(e), "arange: unsupported range: {} -> {}", s, e);
+  EMBER_CHECK_ARG((st > 0 && e >= s) || (st < 0 && e <= s),
+                  "arange: upper bound and larger bound inconsistent with step sign (start {}, end {}, step {})",
+                  s, e, st);
+  const int64_t n = all_int ? (end.to_long() - start.to_long() + step.to_long() - (st > 0 ? 1 : -1)) / step.to_long()
+                            : int64_t(std::ceil((e - s) / st));
+  detail::OpParams p;
+  p.param[0] = detail::kernel_scalar(start);
+  p.param[1] = detail::kernel_scalar(step);
+  const int64_t len = n > 0 ? n : 0;
+  return run_generator(Op::Arange, IntArrayRef(&len, 1), opts, p);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& o) {
+  EMBER_CHECK_ARG(steps >= 0, "linspace: number of steps must be non-negative, got {}", steps);
+  detail::OpParams p;
+  const double s = start.to_double(), e = end.to_double();
+  p.param[0].f = s;
+  p.param[1].f = steps > 1 ? (e - s) / double(steps - 1) : 0.0;
+  p.param[2].f = e;
+  p.param[2].i = steps;
+  p.has_param[2] = true;
+  return run_generator(Op::Arange, IntArrayRef(&steps, 1), with_default_dtype(o, kFloat), p);
+}
+
+Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
+Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
+  EMBER_CHECK_ARG(n >= 0 && m >= 0, "eye: n and m must be non-negative, got {} and {}", n, m);
+  Tensor t = zeros({n, m}, o);
+  const int64_t k = std::min(n, m);
+  // The diagonal is a strided view: stride m + 1 over the flat storage.
+  const int64_t diag_stride = m + 1;
+  detail::make_view(t, IntArrayRef(&k, 1), IntArrayRef(&diag_stride, 1), 0).fill_(1);
+  return t;
+}
+
+Tensor rand(IntArrayRef sizes, const TensorOptions& o) {
+  detail::check_sizes(sizes, "rand");
+  detail::OpParams p;
+  p.param[0].f = 0;
+  p.param[1].f = 1;
+  return run_generator(Op::Uniform, sizes, o, p, g_seed.load(), reserve_counters(numel_of(sizes)));
+}
+Tensor randn(IntArrayRef sizes, const TensorOptions& o) {
+  detail::check_sizes(sizes, "randn");
+  detail::OpParams p;
+  p.param[0].f = 0;
+  p.param[1].f = 1;
+  return run_generator(Op::Normal, sizes, o, p, g_seed.load(), reserve_counters(numel_of(sizes)));
+}
+Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& o) { return randint(0, high, sizes, o); }
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& o) {
+  detail::check_sizes(sizes, "randint");
+  EMBER_CHECK_ARG(low < high, "randint: expects 'from' to be less than 'to', but got from={} >= to={}", low, high);
+  detail::OpParams p;
+  p.param[0].i = low;
+  p.param[1].i = high;
+  return run_generator(Op::RandInt, sizes, with_default_dtype(o, kInt64), p, g_seed.load(),
+                       reserve_counters(numel_of(sizes)));
+}
+
+namespace {
+TensorOptions like(const Tensor& t, const TensorOptions& o) {
+  EMBER_CHECK_ARG(t.defined(), "*_like: undefined tensor");
+  TensorOptions r = o;
+  if (!r.has_dtype()) r = r.dtype(t.dtype());
+  if (!r.has_device()) r = r.device(t.device());
+  return r;
+}
+}  // namespace
+
+Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), like(t, o)); }
+Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), like(t, o)); }
+Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& o) { return full(t.sizes(), v, like(t, o)); }
+Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), like(t, o)); }
+Tensor rand_like(const Tensor& t, const TensorOptions& o) { return rand(t.sizes(), like(t, o)); }
+Tensor randn_like(const Tensor& t, const TensorOptions& o) { return randn(t.sizes(), like(t, o)); }
+
+Tensor scalar_tensor(const Scalar& value, const TensorOptions& o) {
+  return full({}, value, with_default_dtype(o, value.natural_type()));
+}
+
+namespace detail {
+Tensor tensor_from_data(const void* data, ScalarType src_type, IntArrayRef sizes, const TensorOptions& o) {
+  // Wrap the caller's values as a CPU tensor, then convert dtype and move as the options say.
+  int64_t stride = 1;
+  Storage storage = Storage::adopt(new StorageImpl(const_cast<void*>(data), size_t(numel_of(sizes)) * element_size(src_type),
+                                                   Device(kCPU, 0), nullptr, nullptr));
+  Tensor src(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), src_type, sizes, IntArrayRef(&stride, 1), 0)));
+  DeviceEntry& dev = place_creation(o, Op::Copy);
+  Tensor out = empty_on(sizes, o.dtype(), *find_device(Device(kCPU, 0)));
+  copy_same_device(out, src);
+  return dev.device == out.device() ? out : out.to(dev.device);
+}
+}  // namespace detail
+
+namespace {
+void delete_function(void* context, void* data) {
+  auto* fn = static_cast<std::function<void(void*)>*>(context);
+  (*fn)(data);
+  delete fn;
+}
+Tensor blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<void(void*)>* deleter,
+            const TensorOptions& o) {
+  detail::check_sizes(sizes, "from_blob");
+  EMBER_CHECK_ARG(data != nullptr || numel_of(sizes) == 0, "from_blob: null data pointer for a non-empty tensor");
+  EMBER_CHECK_ARG(strides.size() == sizes.size(), "from_blob: {} strides given for {} dims", strides.size(), sizes.size());
+  Device d = o.has_device() ? detail::resolve_index(o.device()) : Device(kCPU, 0);
+  EMBER_CHECK_ARG(detail::find_device(d) != nullptr, "from_blob: device {} ({}) does not exist", d.tf_str(), d.str());
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
+  size_t nbytes = numel_of(sizes) ? size_t(extent) * element_size(o.dtype()) : 0;
+  Storage storage = Storage::adopt(new StorageImpl(data, nbytes, d, deleter ? &delete_function : nullptr, deleter));
+  return Tensor(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), o.dtype(), sizes, strides, 0)));
+}
+}  // namespace
+
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {
+  return blob(data, sizes, detail::contiguous_strides(sizes), nullptr, o);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& o) {
+  return blob(data, sizes, strides, nullptr, o);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter, const TensorOptions& o) {
+  auto* fn = new std::function<void(void*)>(std::move(deleter));
+  try {
+    return blob(data, sizes, detail::contiguous_strides(sizes), fn, o);
+  } catch (...) {
+    delete fn;
+    throw;
+  }
+}
+
+}  // namespace ember

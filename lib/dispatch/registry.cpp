@@ -1,0 +1,83 @@
+#include <mutex>
+#include <string>
+
+#include "core/check.h"
+#include "dispatch/kernel_table.h"
+#include "kernels_registration.h"
+
+namespace ember {
+
+namespace detail {
+
+KernelEntry g_kernel_table[kNumOps][kNumDeviceTypes];
+
+namespace {
+std::string dtype_list(uint32_t bits) {
+  std::string s;
+  for (int t = 0; t < kNumScalarTypes; ++t)
+    if (bits & (1u << t)) s += std::string(s.empty() ? "" : ", ") + name(static_cast<ScalarType>(t));
+  return s;
+}
+}  // namespace
+
+void throw_no_kernel(Op op, DeviceType type, ScalarType dtype) {
+  std::string where;
+  for (int t = 0; t < kNumDeviceTypes; ++t) {
+    const KernelEntry& e = g_kernel_table[static_cast<int>(op)][t];
+    if (!e.fn) continue;
+    where += fmt::format("{}{} ({})", where.empty() ? "" : "; ",
+                         device_type_name(static_cast<DeviceType>(t)), dtype_list(e.dtypes));
+  }
+  EMBER_THROW(NotImplemented, "{}: no kernel for device type {} and dtype {}; the op is available on: {}",
+              op_name(op), device_type_name(type), name(dtype), where.empty() ? "none" : where);
+}
+
+void ensure_builtin_kernels() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    register_cpu_kernels();
+    register_cuda_kernels();
+  });
+}
+
+}  // namespace detail
+
+const char* op_name(Op op) {
+  static constexpr const char* names[] = {
+#define EMBER_OP_NAME(name) #name,
+      EMBER_FORALL_OPS(EMBER_OP_NAME)
+#undef EMBER_OP_NAME
+  };
+  return names[static_cast<int>(op)];
+}
+
+namespace {
+void put(Op op, DeviceType type, void* fn, DtypeSet dtypes, OpFamily family) {
+  EMBER_CHECK_ARG(op < Op::kNumOps, "register_kernel: op {} is out of range", static_cast<int>(op));
+  EMBER_CHECK_ARG(op_family(op) == family,
+                  "register_kernel: {} takes a kernel of another family than the one given", op_name(op));
+  EMBER_CHECK_ARG(fn != nullptr, "register_kernel: null kernel for {}", op_name(op));
+  detail::g_kernel_table[static_cast<int>(op)][static_cast<int>(type)] = {fn, dtypes.bits()};
+}
+}  // namespace
+
+void register_kernel(Op op, DeviceType type, ElementwiseKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Elementwise);
+}
+void register_kernel(Op op, DeviceType type, ReduceKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Reduce);
+}
+void register_kernel(Op op, DeviceType type, DimKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Dim);
+}
+void register_kernel(Op op, DeviceType type, MatmulKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Matmul);
+}
+
+bool has_kernel(Op op, DeviceType type, ScalarType dtype) {
+  detail::ensure_builtin_kernels();
+  const detail::KernelEntry& e = detail::g_kernel_table[static_cast<int>(op)][static_cast<int>(type)];
+  return e.fn != nullptr && (e.dtypes & (1u << static_cast<int>(dtype)));
+}
+
+}  // namespace ember

@@ -1,0 +1,143 @@
+// Public unary elementwise ops (and clamp, where, lerp, addcmul, addcdiv) over run_unary / run_ternary.
+#include "core/check.h"
+#include "dispatch/elementwise_ops.h"
+#include "dispatch/type_promotion.h"
+#include "ember/ops.h"
+
+namespace ember {
+
+using detail::ComputeType;
+using detail::OpParams;
+using detail::run_unary;
+
+#define EMBER_UNARY(fn, op, ct) \
+  Tensor fn(const Tensor& x) { return run_unary(op, x, ct); }
+EMBER_UNARY(exp, Op::Exp, ComputeType::Floating)
+EMBER_UNARY(log, Op::Log, ComputeType::Floating)
+EMBER_UNARY(log1p, Op::Log1p, ComputeType::Floating)
+EMBER_UNARY(expm1, Op::Expm1, ComputeType::Floating)
+EMBER_UNARY(sqrt, Op::Sqrt, ComputeType::Floating)
+EMBER_UNARY(rsqrt, Op::Rsqrt, ComputeType::Floating)
+EMBER_UNARY(sin, Op::Sin, ComputeType::Floating)
+EMBER_UNARY(cos, Op::Cos, ComputeType::Floating)
+EMBER_UNARY(tan, Op::Tan, ComputeType::Floating)
+EMBER_UNARY(tanh, Op::Tanh, ComputeType::Floating)
+EMBER_UNARY(sigmoid, Op::Sigmoid, ComputeType::Floating)
+EMBER_UNARY(gelu, Op::Gelu, ComputeType::Floating)
+EMBER_UNARY(reciprocal, Op::Reciprocal, ComputeType::Floating)
+EMBER_UNARY(abs, Op::Abs, ComputeType::Promoted)
+EMBER_UNARY(sign, Op::Sign, ComputeType::Promoted)
+EMBER_UNARY(square, Op::Square, ComputeType::Promoted)
+EMBER_UNARY(relu, Op::Relu, ComputeType::Promoted)
+EMBER_UNARY(floor, Op::Floor, ComputeType::Promoted)
+EMBER_UNARY(ceil, Op::Ceil, ComputeType::Promoted)
+EMBER_UNARY(round, Op::Round, ComputeType::Promoted)
+EMBER_UNARY(trunc, Op::Trunc, ComputeType::Promoted)
+EMBER_UNARY(isnan, Op::IsNan, ComputeType::BoolOut)
+EMBER_UNARY(isinf, Op::IsInf, ComputeType::BoolOut)
+EMBER_UNARY(logical_not, Op::LogicalNot, ComputeType::BoolOut)
+#undef EMBER_UNARY
+
+Tensor neg(const Tensor& x) {
+  EMBER_CHECK_ARG(!x.defined() || x.dtype() != kBool,
+                  "neg: negation, the `-` operator, on a bool tensor is not supported; use logical_not "
+                  "instead");
+  return run_unary(Op::Neg, x, ComputeType::Promoted);
+}
+
+namespace {
+OpParams clamp_params(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+  EMBER_CHECK_ARG(lo || hi, "clamp: at least one of 'min' or 'max' must not be None");
+  OpParams p;
+  if (lo) p.param[0] = detail::kernel_scalar(*lo), p.has_param[0] = true;
+  if (hi) p.param[1] = detail::kernel_scalar(*hi), p.has_param[1] = true;
+  (void)x;
+  return p;
+}
+}  // namespace
+
+Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  EMBER_CHECK_ARG(x.defined(), "clamp: undefined tensor");
+  // Bounds take part in type promotion: clamp(int tensor, 1.5) is float32, as in torch.
+  detail::ResultType rt;
+  rt.add(x);
+  if (lo) rt.add(*lo);
+  if (hi) rt.add(*hi);
+  const Tensor in = rt.get() == x.dtype() ? x : x.to(rt.get());
+  return run_unary(Op::Clamp, in, ComputeType::Promoted, clamp_params(in, lo, hi));
+}
+Tensor clamp_min(const Tensor& x, const Scalar& lo) { return clamp(x, lo, std::nullopt); }
+Tensor clamp_max(const Tensor& x, const Scalar& hi) { return clamp(x, std::nullopt, hi); }
+
+// ---- ternary
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  const Tensor ins[3] = {cond, a, b};
+  const std::optional<Scalar> sc[3];
+  return detail::run_ternary(Op::Where, ins, sc, ComputeType::Promoted);
+}
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  const Tensor ins[3] = {cond, a, Tensor()};
+  const std::optional<Scalar> sc[3] = {std::nullopt, std::nullopt, b};
+  return detail::run_ternary(Op::Where, ins, sc, ComputeType::Promoted);
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  const Tensor ins[3] = {cond, Tensor(), b};
+  const std::optional<Scalar> sc[3] = {std::nullopt, a, std::nullopt};
+  return detail::run_ternary(Op::Where, ins, sc, ComputeType::Promoted);
+}
+Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
+  const Tensor ins[3] = {start, end, Tensor()};
+  const std::optional<Scalar> sc[3] = {std::nullopt, std::nullopt, weight};
+  return detail::run_ternary(Op::Lerp, ins, sc, ComputeType::Floating);
+}
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  const Tensor ins[3] = {start, end, weight};
+  const std::optional<Scalar> sc[3];
+  return detail::run_ternary(Op::Lerp, ins, sc, ComputeType::Floating);
+}
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  const Tensor ins[3] = {self, t1, t2};
+  const std::optional<Scalar> sc[3];
+  OpParams p;
+  p.param[0] = detail::kernel_scalar(value);
+  return detail::run_ternary(Op::Addcmul, ins, sc, ComputeType::Promoted, p);
+}
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  const Tensor ins[3] = {self, t1, t2};
+  const std::optional<Scalar> sc[3];
+  OpParams p;
+  p.param[0] = detail::kernel_scalar(value);
+  EMBER_CHECK_ARG(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()),
+                  "addcdiv: integer division with addcdiv is no longer supported; got {} and {}",
+                  name(t1.dtype()), name(t2.dtype()));
+  return detail::run_ternary(Op::Addcdiv, ins, sc, ComputeType::Floating, p);
+}
+
+// ---- in-place unary methods
+#define EMBER_UNARY_INPLACE(method, op, ct)            \
+  Tensor& Tensor::method() {                           \
+    run_unary(op, *this, ct, {}, this);                \
+    return *this;                                      \
+  }
+EMBER_UNARY_INPLACE(relu_, Op::Relu, ComputeType::Promoted)
+EMBER_UNARY_INPLACE(exp_, Op::Exp, ComputeType::Floating)
+EMBER_UNARY_INPLACE(log_, Op::Log, ComputeType::Floating)
+EMBER_UNARY_INPLACE(sqrt_, Op::Sqrt, ComputeType::Floating)
+EMBER_UNARY_INPLACE(neg_, Op::Neg, ComputeType::Promoted)
+EMBER_UNARY_INPLACE(abs_, Op::Abs, ComputeType::Promoted)
+EMBER_UNARY_INPLACE(sigmoid_, Op::Sigmoid, ComputeType::Floating)
+EMBER_UNARY_INPLACE(tanh_, Op::Tanh, ComputeType::Floating)
+#undef EMBER_UNARY_INPLACE
+
+Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  run_unary(Op::Clamp, *this, ComputeType::Promoted, clamp_params(*this, lo, hi), this);
+  return *this;
+}
+Tensor& Tensor::fill_(const Scalar& value) {
+  EMBER_CHECK_ARG(defined(), "fill_: undefined tensor");
+  detail::fill_tensor(*this, value);
+  return *this;
+}
+Tensor& Tensor::zero_() { return fill_(0); }
+
+}  // namespace ember

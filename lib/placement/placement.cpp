@@ -1,0 +1,204 @@
+// Note [Placement rules]
+// An op's device is chosen in this order (API.md section 5):
+//  1. Inside a DeviceScope: the scope's device; inputs elsewhere are copied there.
+//  2. Outside: creation ops use the default device; other ops run where their inputs
+//     live. PreferAccelerator sends them to gpu:0 when it exists and has a kernel;
+//     FollowInputs rejects inputs on two devices (a 0-dim CPU tensor may join any device,
+//     as in libtorch).
+//  3. A requested device that does not exist is InvalidArgument, unless soft placement
+//     is on: then the same type's lowest index, else cpu:0 (also when the op has no
+//     kernel for the device type).
+//  4. With logging on, each op and each automatic copy writes one line.
+// The common case (no scope, inputs on one existing device) costs a thread-local read
+// and a few compares; strings are built only for logging and errors.
+#include "placement/placement.h"
+
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/check.h"
+#include "dispatch/kernel_table.h"
+
+namespace ember {
+
+namespace detail {
+
+namespace {
+
+constexpr int kMaxScopeDepth = 64;
+struct ScopeStack {
+  std::vector<Device> devices;  // capacity reserved once per thread; push/pop never allocate after
+  int depth = 0;
+};
+thread_local ScopeStack t_scopes;
+
+std::atomic<Placement> g_policy{Placement::FollowInputs};
+std::atomic<bool> g_soft_placement{false};
+std::mutex g_default_mutex;
+Device g_default_device{kCPU, 0};
+std::atomic<bool> g_default_is_cpu0{true};
+
+std::mutex g_sink_mutex;
+std::function<void(const std::string&)>& sink() {
+  static auto* s = new std::function<void(const std::string&)>();
+  return *s;
+}
+
+void emit(const std::string& line) {
+  std::lock_guard<std::mutex> lock(g_sink_mutex);
+  if (sink()) sink()(line);
+  else std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+std::string available_devices() {
+  std::string s;
+  for (int t = 0; t < kNumDeviceTypes; ++t)
+    for (DeviceEntry* e : devices_of(static_cast<DeviceType>(t)))
+      s += (s.empty() ? "" : ", ") + e->device.tf_str();
+  return s;
+}
+
+// Soft placement's fallback: the same type's lowest index, else cpu:0.
+DeviceEntry& fallback_for(Device requested, Op op, ScalarType dtype) {
+  if (has_kernel(op, requested.type(), dtype))
+    if (DeviceEntry* e = find_device(Device(requested.type(), 0))) return *e;
+  return *find_device(Device(kCPU, 0));
+}
+
+Device default_device() {
+  if (g_default_is_cpu0.load(std::memory_order_relaxed)) return Device(kCPU, 0);
+  std::lock_guard<std::mutex> lock(g_default_mutex);
+  return g_default_device;
+}
+
+}  // namespace
+
+std::atomic<bool> g_log_placement{false};
+
+const Device* scope_device() {
+  const ScopeStack& s = t_scopes;
+  return s.depth ? &s.devices[size_t(s.depth - 1)] : nullptr;
+}
+
+Device resolve_index(Device device) {
+  if (device.has_index()) return device;
+  if (const Device* d = scope_device(); d && d->type() == device.type() && d->has_index()) return *d;
+  Device def = default_device();
+  if (def.type() == device.type() && def.has_index()) return def;
+  return Device(device.type(), 0);
+}
+
+DeviceEntry& require_device(Device requested, Op op, ScalarType dtype) {
+  Device d = resolve_index(requested);
+  DeviceEntry* e = find_device(d);
+  bool has = e && has_kernel(op, d.type(), dtype);
+  if (__builtin_expect(has, 1)) return *e;
+  if (g_soft_placement.load(std::memory_order_relaxed)) return fallback_for(d, op, dtype);
+  if (!e)
+    EMBER_THROW(InvalidArgument,
+                "Could not satisfy explicit device specification '{}': the device does not exist "
+                "(op {}; {} device(s) of type {}); available devices: {}. Enable soft placement "
+                "(set_soft_device_placement(true)) to fall back to an existing device",
+                d.tf_str(), op_name(op), devices_of(d.type()).size(), device_type_name(d.type()),
+                available_devices());
+  throw_no_kernel(op, d.type(), dtype);
+}
+
+DeviceEntry& place_creation(const TensorOptions& options, Op op) {
+  ScalarType dtype = options.dtype();
+  if (auto d = options.device_opt()) return require_device(*d, op, dtype);
+  if (const Device* s = scope_device()) return require_device(*s, op, dtype);
+  Device def = default_device();
+  if (g_policy.load(std::memory_order_relaxed) == Placement::PreferAccelerator && def == Device(kCPU, 0))
+    if (DeviceEntry* g = find_device(Device(kCUDA, 0)); g && has_kernel(op, kCUDA, dtype)) return *g;
+  return require_device(def, op, dtype);
+}
+
+namespace {
+void log_copy(Op op, int i, Device from, Device to) {
+  emit(fmt::format("Copying input {} of {} from {} to {}", i, op_name(op), from.tf_str(), to.tf_str()));
+}
+}  // namespace
+
+DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype) {
+  DeviceEntry* target = nullptr;
+  if (const Device* s = scope_device()) {
+    target = &require_device(*s, op, dtype);
+  } else {
+    // Inputs' device: the first non-0-dim input's, else the first input's.
+    int lead = 0;
+    for (int i = 0; i < n; ++i)
+      if (inputs[i].dim() != 0) {
+        lead = i;
+        break;
+      }
+    Device d = inputs[lead].device();
+    if (g_policy.load(std::memory_order_relaxed) == Placement::PreferAccelerator && !d.is_cuda()) {
+      if (DeviceEntry* g = find_device(Device(kCUDA, 0)); g && has_kernel(op, kCUDA, dtype)) target = g;
+    }
+    if (!target) {
+      for (int i = 0; i < n; ++i) {
+        Device di = inputs[i].device();
+        EMBER_CHECK(di == d || (inputs[i].dim() == 0 && di.is_cpu()), InvalidArgument,
+                    "{}: expected all tensors to be on the same device, but found at least two devices, "
+                    "{} ({}) and {} ({}); move them with .to(device), use a DeviceScope, or "
+                    "set_placement(Placement::PreferAccelerator)",
+                    op_name(op), d.tf_str(), d.str(), di.tf_str(), di.str());
+      }
+      target = &require_device(d, op, dtype);
+    }
+  }
+  const bool log = g_log_placement.load(std::memory_order_relaxed);
+  for (int i = 0; i < n; ++i) {
+    if (inputs[i].device() == target->device) continue;
+    if (log) log_copy(op, i, inputs[i].device(), target->device);
+    inputs[i] = inputs[i].to(target->device);
+  }
+  if (log) log_op(op, *target);
+  return *target;
+}
+
+void log_op(Op op, const DeviceEntry& entry) {
+  emit(fmt::format("Executing op {} in device {}", op_name(op), entry.device.tf_str()));
+}
+
+}  // namespace detail
+
+DeviceScope::DeviceScope(Device device) {
+  detail::ScopeStack& s = detail::t_scopes;
+  EMBER_CHECK_ARG(s.depth < detail::kMaxScopeDepth, "DeviceScope: more than {} nested scopes",
+                  detail::kMaxScopeDepth);
+  // A scope without an index keeps the enclosing scope's index of that type (TF merges).
+  if (!device.has_index()) device = detail::resolve_index(device);
+  if (s.devices.capacity() == 0) s.devices.reserve(detail::kMaxScopeDepth);
+  while (s.devices.size() > size_t(s.depth)) s.devices.pop_back();
+  s.devices.push_back(device);
+  depth_ = ++s.depth;
+}
+
+DeviceScope::~DeviceScope() { detail::t_scopes.depth = depth_ - 1; }
+
+Device current_device() {
+  if (const Device* d = detail::scope_device()) return *d;
+  return detail::default_device();
+}
+
+void set_default_device(Device device) {
+  std::lock_guard<std::mutex> lock(detail::g_default_mutex);
+  detail::g_default_device = Device(device.type(), device.has_index() ? device.index() : 0);
+  detail::g_default_is_cpu0.store(detail::g_default_device == Device(kCPU, 0));
+}
+
+void set_placement(Placement policy) { detail::g_policy.store(policy); }
+Placement placement() { return detail::g_policy.load(); }
+void set_soft_device_placement(bool enabled) { detail::g_soft_placement.store(enabled); }
+void set_log_device_placement(bool enabled) { detail::g_log_placement.store(enabled); }
+void set_placement_log_sink(std::function<void(const std::string&)> fn) {
+  std::lock_guard<std::mutex> lock(detail::g_sink_mutex);
+  detail::sink() = std::move(fn);
+}
+
+}  // namespace ember

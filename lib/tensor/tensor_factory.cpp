@@ -1,0 +1,66 @@
+#include "tensor/tensor_factory.h"
+
+#include "core/check.h"
+#include "ember/registry.h"
+#include "memory/caching_allocator.h"
+
+namespace ember::detail {
+
+SizesVector contiguous_strides(IntArrayRef sizes) {
+  SizesVector strides(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= sizes[i] > 0 ? sizes[i] : 1;
+  }
+  return strides;
+}
+
+void check_sizes(IntArrayRef sizes, const char* op) {
+  for (int64_t s : sizes)
+    EMBER_CHECK_ARG(s >= 0, "{}: negative dimension in size {}", op, shape_str(sizes));
+}
+
+std::string shape_str(IntArrayRef sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+Tensor empty_on(IntArrayRef sizes, ScalarType dtype, DeviceEntry& device) {
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  size_t nbytes = size_t(numel) * element_size(dtype);
+  if (__builtin_expect(!device.used, 0)) mark_used(device);
+  void* context = nullptr;
+  void* stream = device.backend ? device.backend->current_stream(device.physical_index) : nullptr;
+  void* data = device.allocator->allocate(nbytes, stream, &context);
+  Storage storage = Storage::adopt(new StorageImpl(data, nbytes, device.device, &CachingAllocator::free, context));
+  SizesVector strides = contiguous_strides(sizes);
+  return Tensor(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), dtype, sizes, strides, 0)));
+}
+
+Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
+  DeviceEntry* e = find_device(device);
+  EMBER_CHECK_ARG(e != nullptr, "empty: device {} ({}) does not exist", device.tf_str(), device.str());
+  return empty_on(sizes, dtype, *e);
+}
+
+Tensor empty_like_contiguous(const Tensor& t, ScalarType dtype) {
+  return empty_on(t.sizes(), dtype, t.device());
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return Tensor(IntrusivePtr<TensorImpl>::adopt(
+      new TensorImpl(base.storage(), base.dtype(), sizes, strides, offset)));
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  int64_t n = ndim > 0 ? ndim : 1;  // a 0-d tensor accepts dim 0 and -1, as in torch
+  EMBER_CHECK(dim >= -n && dim < n, InvalidArgument,
+              "{}: dimension out of range (expected to be in range of [{}, {}], but got {})", op, -n,
+              n - 1, dim);
+  return dim < 0 ? dim + n : dim;
+}
+
+}  // namespace ember::detail

@@ -1,0 +1,26 @@
+#pragma once
+// Making tensors inside the library: fresh contiguous storage from a device's
+// caching allocator, or a view sharing another tensor's storage.
+
+#include "ember/tensor.h"
+#include "placement/device_table.h"
+
+namespace ember::detail {
+
+/// A contiguous tensor with uninitialised memory from the device's allocator.
+Tensor empty_on(IntArrayRef sizes, ScalarType dtype, DeviceEntry& device);
+Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device);
+/// A tensor like `t` (shape, dtype, device), contiguous.
+Tensor empty_like_contiguous(const Tensor& t, ScalarType dtype);
+/// A view of base's storage with other sizes, strides and offset.
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+/// Row-major strides for sizes.
+SizesVector contiguous_strides(IntArrayRef sizes);
+/// Wraps a possibly negative dim into [0, ndim); InvalidArgument naming the op otherwise.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+/// Shape with the numel check used by every creation op.
+void check_sizes(IntArrayRef sizes, const char* op);
+/// "[2, 3]" for messages.
+std::string shape_str(IntArrayRef sizes);
+
+}  // namespace ember::detail
