@@ -1,3 +1,0 @@
-#pragma once
-#include "ember/allocator.h"
-namespace ember::detail { RawAllocator* cpu_raw_allocator(); }
