@@ -1,5 +1,6 @@
 #pragma once
 /// fmt formatters for Device, ScalarType and Tensor: fmt::format("{}", t).
+/// Only fmt/core.h is pulled in, to keep users' compile times low.
 
 #include <fmt/core.h>
 
@@ -11,26 +12,31 @@
 
 namespace ember::detail {
 EMBER_API std::string tensor_to_string(const Tensor& t);
-}
+
+/// Formats a value through its string form; takes no format spec.
+struct StringFormatter {
+  constexpr auto parse(fmt::format_parse_context& ctx) { return ctx.begin(); }
+};
+}  // namespace ember::detail
 
 template <>
-struct fmt::formatter<ember::Device> : fmt::formatter<fmt::string_view> {
+struct fmt::formatter<ember::Device> : ember::detail::StringFormatter {
   template <class Ctx>
   auto format(const ember::Device& d, Ctx& ctx) const {
-    return fmt::formatter<fmt::string_view>::format(d.str(), ctx);
+    return fmt::format_to(ctx.out(), "{}", d.str());
   }
 };
 template <>
-struct fmt::formatter<ember::ScalarType> : fmt::formatter<fmt::string_view> {
+struct fmt::formatter<ember::ScalarType> : ember::detail::StringFormatter {
   template <class Ctx>
   auto format(ember::ScalarType t, Ctx& ctx) const {
-    return fmt::formatter<fmt::string_view>::format(ember::name(t), ctx);
+    return fmt::format_to(ctx.out(), "{}", ember::name(t));
   }
 };
 template <>
-struct fmt::formatter<ember::Tensor> : fmt::formatter<fmt::string_view> {
+struct fmt::formatter<ember::Tensor> : ember::detail::StringFormatter {
   template <class Ctx>
   auto format(const ember::Tensor& t, Ctx& ctx) const {
-    return fmt::formatter<fmt::string_view>::format(ember::detail::tensor_to_string(t), ctx);
+    return fmt::format_to(ctx.out(), "{}", ember::detail::tensor_to_string(t));
   }
 };

@@ -106,7 +106,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   const double s = start.to_double(), e = end.to_double();
   p.param[0].f = s;
   p.param[1].f = steps > 1 ? (e - s) / double(steps - 1) : 0.0;
-  p.param[2].f = e;
+  p.param[2].f = steps == 1 ? s : e;  // a single step is the start, as torch
   p.param[2].i = steps;
   p.has_param[2] = true;
   return run_generator(Op::Arange, IntArrayRef(&steps, 1), with_default_dtype(o, kFloat), p);

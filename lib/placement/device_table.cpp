@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
 #include <atomic>
 #include <fstream>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include "core/check.h"
 #include "dispatch/kernel_table.h"
 #include "ember/registry.h"
+#include "memory/alloc_conf.h"
 #include "memory/caching_allocator.h"
 #include "memory/cpu_raw_allocator.h"
 
@@ -93,6 +95,9 @@ DeviceEntry* make_entry(Table& t, DeviceType type, int index, int physical, cons
   e->allocator = std::make_unique<CachingAllocator>(
       e->device, raw_allocator_of(type, physical, e->backend), total,
       limit ? limit : e->info.memory_limit);
+  // EMBER_ALLOC_CONF (e.g. "growth:false,limit_mb:2048") applies to every device's allocator.
+  if (const char* conf = std::getenv("EMBER_ALLOC_CONF"); conf && *conf)
+    apply_alloc_conf(parse_alloc_conf(conf), *e->allocator);
   DeviceEntry* raw = e.get();
   t.owned.push_back(std::move(e));
   return raw;

@@ -1,0 +1,262 @@
+// Elementwise ops against float64 references on fresh random inputs: contiguous,
+// transposed, broadcast, scalar operands, every floating dtype; errors by type and message.
+#include <catch2/catch.hpp>
+#include <ember/ember.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+using namespace ember;
+
+namespace {
+
+uint64_t fresh_seed() {
+  static std::random_device rd;
+  return (uint64_t(rd()) << 32) | rd();
+}
+
+std::vector<double> dvalues(const Tensor& t) {
+  Tensor c = t.to(kDouble).contiguous();
+  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+
+double tolerance(ScalarType t) { return t == kHalf ? 2e-3 : t == kBFloat16 ? 1.6e-2 : t == kFloat ? 2e-6 : 1e-12; }
+
+void check_close(const Tensor& got, const std::vector<double>& want, ScalarType dtype) {
+  auto g = dvalues(got);
+  REQUIRE(g.size() == want.size());
+  const double tol = tolerance(dtype);
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (std::isnan(want[i])) {
+      REQUIRE(std::isnan(g[i]));
+      continue;
+    }
+    INFO("element " << i << ": got " << g[i] << ", want " << want[i]);
+    REQUIRE(std::abs(g[i] - want[i]) <= tol * (1 + std::abs(want[i])));
+  }
+}
+
+// The reference applies f to the values the op actually received (rounded to dtype).
+void check_unary(const char* what, const std::function<Tensor(const Tensor&)>& op,
+                 const std::function<double(double)>& f, double lo, double hi) {
+  const uint64_t seed = fresh_seed();
+  INFO(what << ", seed " << seed);
+  manual_seed(seed);
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
+    INFO("dtype " << name(dt));
+    Tensor x = (rand({7, 5}, kDouble) * (hi - lo) + lo).to(dt);
+    for (const Tensor& in : {x, x.t(), x.slice(1, 0, 5, 2)}) {
+      Tensor y = op(in);
+      CHECK(y.dtype() == dt);
+      CHECK(y.sizes() == in.sizes());
+      std::vector<double> want;
+      for (double v : dvalues(in)) want.push_back(f(v));
+      check_close(y, want, dt);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("elementwise: floating unary ops match float64 references") {
+  check_unary("exp", [](const Tensor& x) { return exp(x); }, [](double v) { return std::exp(v); }, -3, 3);
+  check_unary("log", [](const Tensor& x) { return log(x); }, [](double v) { return std::log(v); }, 0.1, 5);
+  check_unary("log1p", [](const Tensor& x) { return x.log1p(); }, [](double v) { return std::log1p(v); }, 0, 5);
+  check_unary("expm1", [](const Tensor& x) { return expm1(x); }, [](double v) { return std::expm1(v); }, -2, 2);
+  check_unary("sqrt", [](const Tensor& x) { return sqrt(x); }, [](double v) { return std::sqrt(v); }, 0, 9);
+  check_unary("rsqrt", [](const Tensor& x) { return rsqrt(x); }, [](double v) { return 1 / std::sqrt(v); }, 0.5, 9);
+  check_unary("sin", [](const Tensor& x) { return sin(x); }, [](double v) { return std::sin(v); }, -3, 3);
+  check_unary("cos", [](const Tensor& x) { return cos(x); }, [](double v) { return std::cos(v); }, -3, 3);
+  check_unary("tan", [](const Tensor& x) { return tan(x); }, [](double v) { return std::tan(v); }, -1, 1);
+  check_unary("tanh", [](const Tensor& x) { return tanh(x); }, [](double v) { return std::tanh(v); }, -3, 3);
+  check_unary("sigmoid", [](const Tensor& x) { return sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); }, -5, 5);
+  check_unary("gelu", [](const Tensor& x) { return gelu(x); },
+              [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }, -3, 3);
+  check_unary("reciprocal", [](const Tensor& x) { return reciprocal(x); }, [](double v) { return 1 / v; }, 0.5, 4);
+  check_unary("neg", [](const Tensor& x) { return -x; }, [](double v) { return -v; }, -3, 3);
+  check_unary("abs", [](const Tensor& x) { return abs(x); }, [](double v) { return std::abs(v); }, -3, 3);
+  check_unary("square", [](const Tensor& x) { return square(x); }, [](double v) { return v * v; }, -3, 3);
+  check_unary("relu", [](const Tensor& x) { return relu(x); }, [](double v) { return v < 0 ? 0 : v; }, -3, 3);
+  check_unary("floor", [](const Tensor& x) { return floor(x); }, [](double v) { return std::floor(v); }, -3, 3);
+  check_unary("ceil", [](const Tensor& x) { return ceil(x); }, [](double v) { return std::ceil(v); }, -3, 3);
+  check_unary("trunc", [](const Tensor& x) { return trunc(x); }, [](double v) { return std::trunc(v); }, -3, 3);
+  check_unary("sign", [](const Tensor& x) { return sign(x); }, [](double v) { return double((0 < v) - (v < 0)); }, -3, 3);
+  check_unary("clamp", [](const Tensor& x) { return clamp(x, -1, 0.5); },
+              [](double v) { return std::min(std::max(v, -1.0), 0.5); }, -3, 3);
+}
+
+TEST_CASE("elementwise: round is half to even and integer ops keep their dtype") {
+  CHECK(dvalues(round(tensor({0.5, 1.5, 2.5, -0.5, -1.5, 2.4}))) == std::vector<double>{0, 2, 2, -0, -2, 2});
+  Tensor i = tensor({-3, 0, 4}, kInt32);
+  CHECK(abs(i).dtype() == kInt32);
+  CHECK(dvalues(abs(i)) == std::vector<double>{3, 0, 4});
+  CHECK(dvalues(sign(i)) == std::vector<double>{-1, 0, 1});
+  CHECK(dvalues(relu(i)) == std::vector<double>{0, 0, 4});
+  CHECK(dvalues(square(i)) == std::vector<double>{9, 0, 16});
+  CHECK(dvalues(floor(i)) == std::vector<double>{-3, 0, 4});
+  CHECK(exp(i).dtype() == kFloat);
+  CHECK(dvalues(clamp(i, 1.5)) == std::vector<double>{1.5, 1.5, 4});
+  CHECK(clamp(i, 1.5).dtype() == kFloat);
+  CHECK(dvalues(clamp(i, std::nullopt, 1)) == std::vector<double>{-3, 0, 1});
+  CHECK(dvalues(isnan(tensor({1.0, double(NAN)}))) == std::vector<double>{0, 1});
+  CHECK(dvalues(isinf(tensor({double(INFINITY), 1.0}))) == std::vector<double>{1, 0});
+  CHECK(dvalues(logical_not(tensor({0, 3}))) == std::vector<double>{1, 0});
+  CHECK(std::isnan(dvalues(relu(tensor({double(NAN)})))[0]));
+  CHECK(std::isnan(dvalues(clamp(tensor({double(NAN)}), 0, 1))[0]));
+}
+
+TEST_CASE("elementwise: binary ops broadcast and match references") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  manual_seed(seed);
+  struct Case {
+    const char* name;
+    std::function<Tensor(const Tensor&, const Tensor&)> op;
+    std::function<double(double, double)> f;
+  };
+  std::vector<Case> cases = {
+      {"add", [](auto& a, auto& b) { return a + b; }, [](double x, double y) { return x + y; }},
+      {"add alpha", [](auto& a, auto& b) { return add(a, b, 2.5); }, [](double x, double y) { return x + 2.5 * y; }},
+      {"sub", [](auto& a, auto& b) { return a - b; }, [](double x, double y) { return x - y; }},
+      {"mul", [](auto& a, auto& b) { return a * b; }, [](double x, double y) { return x * y; }},
+      {"div", [](auto& a, auto& b) { return a / b; }, [](double x, double y) { return x / y; }},
+      {"maximum", [](auto& a, auto& b) { return maximum(a, b); }, [](double x, double y) { return std::max(x, y); }},
+      {"minimum", [](auto& a, auto& b) { return minimum(a, b); }, [](double x, double y) { return std::min(x, y); }},
+      {"atan2", [](auto& a, auto& b) { return atan2(a, b); }, [](double x, double y) { return std::atan2(x, y); }},
+      {"pow", [](auto& a, auto& b) { return pow(abs(a), b); }, [](double x, double y) { return std::pow(std::abs(x), y); }},
+      {"remainder", [](auto& a, auto& b) { return remainder(a, b); },
+       [](double x, double y) { double r = std::fmod(x, y); return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r; }},
+  };
+  for (ScalarType dt : {kFloat, kDouble}) {
+    Tensor a = (randn({4, 1, 6}, kDouble) * 3).to(dt);
+    Tensor b = (rand({5, 1}, kDouble) + 0.5).to(dt);
+    for (auto& c : cases) {
+      INFO(c.name << " " << name(dt));
+      Tensor y = c.op(a, b);
+      REQUIRE(y.sizes() == std::vector<int64_t>{4, 5, 6});
+      Tensor ae = a.expand({4, 5, 6}).contiguous(), be = b.expand({4, 5, 6}).contiguous();
+      auto av = dvalues(ae), bv = dvalues(be);
+      std::vector<double> want;
+      for (size_t i = 0; i < av.size(); ++i) want.push_back(c.f(av[i], bv[i]));
+      check_close(y, want, dt);
+      // the same through transposed operands
+      Tensor yt = c.op(ae.transpose(0, 2).contiguous().transpose(0, 2), be);
+      check_close(yt, want, dt);
+    }
+  }
+}
+
+TEST_CASE("elementwise: scalar operands on either side") {
+  Tensor x = tensor({1.0, 2.0, 4.0});
+  CHECK(dvalues(x + 1) == std::vector<double>{2, 3, 5});
+  CHECK(dvalues(1 + x) == std::vector<double>{2, 3, 5});
+  CHECK(dvalues(10 - x) == std::vector<double>{9, 8, 6});
+  CHECK(dvalues(x - 1) == std::vector<double>{0, 1, 3});
+  CHECK(dvalues(8 / x) == std::vector<double>{8, 4, 2});
+  CHECK(dvalues(x * 0.5) == std::vector<double>{0.5, 1, 2});
+  CHECK(dvalues(pow(x, 2)) == std::vector<double>{1, 4, 16});
+  CHECK(dvalues(pow(2, x)) == std::vector<double>{2, 4, 16});
+  CHECK(dvalues(x > 1.5) == std::vector<double>{0, 1, 1});
+  CHECK(dvalues(x == 2) == std::vector<double>{0, 1, 0});
+  CHECK((x > 1.5).dtype() == kBool);
+  CHECK(dvalues(add(x, 1, 3)) == std::vector<double>{4, 5, 7});
+}
+
+TEST_CASE("elementwise: integer semantics follow torch") {
+  Tensor a = tensor({7, -7, 7, -7}), b = tensor({2, 2, -2, -2});
+  CHECK(dvalues(a / b) == std::vector<double>{3.5, -3.5, -3.5, 3.5});
+  CHECK((a / b).dtype() == kFloat);
+  CHECK(dvalues(remainder(a, b)) == std::vector<double>{1, 1, -1, -1});
+  CHECK(dvalues(a % 3) == std::vector<double>{1, 2, 1, 2});
+  CHECK(dvalues(pow(tensor({2, 3}), 3)) == std::vector<double>{8, 27});
+  CHECK(pow(tensor({2, 3}), 3).dtype() == kInt64);
+  CHECK_THROWS_WITH(pow(tensor({2}), -1), Catch::Contains("negative integer powers"));
+  CHECK_THROWS_WITH(remainder(a, tensor({0})), Catch::Contains("division by zero"));
+  CHECK(dvalues(a) == std::vector<double>{7, -7, 7, -7});
+  Tensor u = tensor({250}, kUInt8);
+  CHECK(dvalues(u + tensor({10}, kUInt8)) == std::vector<double>{4});  // wraps like torch
+  CHECK(dvalues(tensor({true, false}) + tensor({true, true})) == std::vector<double>{1, 1});
+  CHECK(dvalues(logical_xor(tensor({1, 0, 2}), tensor({0.0, 0.0, 1.0}))) == std::vector<double>{1, 0, 0});
+  CHECK(dvalues(tensor({1, 0}) && tensor({1, 1})) == std::vector<double>{1, 0});
+  CHECK(dvalues(tensor({1, 0}) || tensor({0, 0})) == std::vector<double>{1, 0});
+  CHECK(dvalues(!tensor({true, false})) == std::vector<double>{0, 1});
+}
+
+TEST_CASE("elementwise: where, lerp, addcmul, addcdiv") {
+  Tensor c = tensor({true, false, true});
+  Tensor a = tensor({1.0, 2.0, 3.0}), b = tensor({10, 20, 30});
+  CHECK(dvalues(where(c, a, b)) == std::vector<double>{1, 20, 3});
+  CHECK(where(c, a, b).dtype() == kFloat);
+  CHECK(dvalues(where(c, a, 0.0)) == std::vector<double>{1, 0, 3});
+  CHECK(dvalues(where(c, -1, b)) == std::vector<double>{-1, 20, -1});
+  CHECK(dvalues(where(c.unsqueeze(1), a, b.to(kFloat))).size() == 9);
+  CHECK_THROWS_WITH(where(tensor({1, 0}), a, a), Catch::Contains("expected a bool condition"));
+  CHECK(dvalues(lerp(a, b.to(kFloat), 0.5)) == std::vector<double>{5.5, 11, 16.5});
+  CHECK(dvalues(lerp(a, b.to(kFloat), tensor({0.0, 1.0, 0.5}))) == std::vector<double>{1, 20, 16.5});
+  CHECK(dvalues(addcmul(a, a, a, 2)) == std::vector<double>{3, 10, 21});
+  CHECK(dvalues(addcdiv(a, a, tensor({2.0, 4.0, 6.0}), 2)) == std::vector<double>{2, 3, 4});
+}
+
+TEST_CASE("elementwise: in-place and out variants write into the tensor") {
+  Tensor x = tensor({1.0, 2.0});
+  Tensor* addr = &x.add_(1);
+  CHECK(addr == &x);
+  CHECK(dvalues(x) == std::vector<double>{2, 3});
+  x.mul_(tensor({2.0, 3.0})).sub_(1).div_(2);
+  CHECK(dvalues(x) == std::vector<double>{1.5, 4});
+  x += 1;
+  x *= 2;
+  CHECK(dvalues(x) == std::vector<double>{5, 10});
+  x.clamp_(6, 8).relu_();
+  CHECK(dvalues(x) == std::vector<double>{6, 8});
+  x.zero_();
+  CHECK(dvalues(x) == std::vector<double>{0, 0});
+  Tensor h = ones({2}, kHalf);
+  h.add_(ones({2}));  // float result cast into half
+  CHECK(dvalues(h) == std::vector<double>{2, 2});
+  Tensor out = empty({2, 2});
+  const void* ptr = out.data_ptr();
+  add_out(out, ones({2, 2}), tensor({1.0, 2.0}));
+  CHECK(out.data_ptr() == ptr);
+  CHECK(dvalues(out) == std::vector<double>{2, 3, 2, 3});
+  mul_out(out, out, full({2, 2}, 2.0));
+  CHECK(dvalues(out) == std::vector<double>{4, 6, 4, 6});
+  // transposed in-place
+  Tensor m = arange(6, kFloat).reshape({2, 3});
+  m.t().add_(tensor({1.0, 2.0}));
+  CHECK(dvalues(m) == std::vector<double>{1, 2, 3, 5, 6, 7});
+}
+
+TEST_CASE("elementwise: errors are typed, say what was received, and change nothing") {
+  Tensor a = tensor({1.0, 2.0, 3.0}), b = tensor({1.0, 2.0});
+  CHECK_THROWS_AS(a + b, InvalidArgument);
+  CHECK_THROWS_WITH(a + b, Catch::Contains("size of tensor a (3) must match the size of tensor b (2)"));
+  Tensor i = tensor({1, 2});
+  CHECK_THROWS_WITH(i.add_(1.5), Catch::Contains("result type float32 can't be cast to the desired output type int64"));
+  CHECK(dvalues(i) == std::vector<double>{1, 2});
+  Tensor small = ones({3});
+  CHECK_THROWS_WITH(small.add_(ones({2, 3})), Catch::Contains("doesn't match the broadcast shape"));
+  CHECK(dvalues(small) == std::vector<double>{1, 1, 1});
+  Tensor e = ones({1}).expand({3});
+  CHECK_THROWS_WITH(e.add_(1), Catch::Contains("more than one element of the written-to tensor"));
+  CHECK_THROWS_WITH(-tensor({true}), Catch::Contains("on a bool tensor is not supported"));
+  CHECK_THROWS_AS(exp(Tensor()), InvalidArgument);
+  CHECK_THROWS_AS(clamp(a, std::nullopt, std::nullopt), InvalidArgument);
+  CHECK_THROWS_AS(sub(tensor({true}), tensor({true})), InvalidArgument);
+  Tensor out = empty({5});
+  CHECK_THROWS_AS(add_out(out, a, a), InvalidArgument);
+  CHECK(dvalues(a) == std::vector<double>{1, 2, 3});
+}
+
+TEST_CASE("elementwise: large tensors take the parallel path with the same results") {
+  manual_seed(fresh_seed());
+  Tensor a = rand({1 << 20}), b = rand({1 << 20});
+  Tensor y = a + b;
+  auto av = dvalues(a), bv = dvalues(b), yv = dvalues(y);
+  for (size_t i = 0; i < yv.size(); i += 4099) REQUIRE(yv[i] == float(av[i] + bv[i]));
+  Tensor big = rand({512, 2048});
+  Tensor s = big.t() * 2;
+  CHECK(s.sizes() == std::vector<int64_t>{2048, 512});
+  CHECK(s.index({7, 9}).item<float>() == big.index({9, 7}).item<float>() * 2);
+}

@@ -1,0 +1,95 @@
+// Matmul family: torch.matmul's shape rules and values against a float64 reference.
+#include <catch2/catch.hpp>
+#include <ember/ember.h>
+
+#include <random>
+
+using namespace ember;
+
+namespace {
+std::vector<double> dvalues(const Tensor& t) {
+  Tensor c = t.to(kDouble).contiguous();
+  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+// Reference product of [m,k] and [k,n] row-major double matrices.
+std::vector<double> ref_mm(const std::vector<double>& a, const std::vector<double>& b, int64_t m, int64_t k, int64_t n) {
+  std::vector<double> c(size_t(m * n), 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j) c[size_t(i * n + j)] += a[size_t(i * k + p)] * b[size_t(p * n + j)];
+  return c;
+}
+void check_close(const std::vector<double>& got, const std::vector<double>& want, double tol) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i);
+    REQUIRE(std::abs(got[i] - want[i]) <= tol * (1 + std::abs(want[i])));
+  }
+}
+}  // namespace
+
+TEST_CASE("matmul: ones({2,3}) @ ones({3,2}) is all threes") {
+  Tensor c = matmul(ones({2, 3}), ones({3, 2}));
+  CHECK(c.sizes() == std::vector<int64_t>{2, 2});
+  CHECK(dvalues(c) == std::vector<double>{3, 3, 3, 3});
+}
+
+TEST_CASE("matmul: 2-D products of every dtype and layout match the reference") {
+  std::random_device rd;
+  const uint64_t seed = rd();
+  INFO("seed " << seed);
+  manual_seed(seed);
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16, kInt32, kInt64}) {
+    INFO("dtype " << name(dt));
+    const int64_t m = 17, k = 33, n = 9;
+    Tensor a = (randn({m, k}, kDouble) * 3).to(dt), b = (randn({k, n}, kDouble) * 3).to(dt);
+    auto want = ref_mm(dvalues(a), dvalues(b), m, k, n);
+    const double tol = dt == kHalf ? 5e-3 : dt == kBFloat16 ? 3e-2 : dt == kFloat ? 1e-5 : 1e-12;
+    check_close(dvalues(mm(a, b)), want, tol);
+    check_close(dvalues(matmul(a.t().contiguous().t(), b)), want, tol);  // column-major A
+    check_close(dvalues(matmul(a, b.t().contiguous().t())), want, tol);  // column-major B
+    check_close(dvalues(matmul(a.contiguous(), b)), want, tol);
+  }
+}
+
+TEST_CASE("matmul: shape rules for 1-D, batched and broadcast operands") {
+  Tensor v = arange(3, kFloat), m = arange(6, kFloat).reshape({2, 3});
+  CHECK(matmul(v, v).dim() == 0);
+  CHECK(matmul(v, v).item<float>() == 5);
+  CHECK(matmul(m, v).sizes() == std::vector<int64_t>{2});
+  CHECK(dvalues(matmul(m, v)) == std::vector<double>{5, 14});
+  CHECK(dvalues(matmul(tensor({1.0, 1.0}), m)) == std::vector<double>{3, 5, 7});
+  Tensor batch = randn({4, 2, 3});
+  CHECK(matmul(batch, randn({3, 5})).sizes() == std::vector<int64_t>{4, 2, 5});
+  CHECK(matmul(randn({2, 1, 2, 3}), randn({5, 3, 4})).sizes() == std::vector<int64_t>{2, 5, 2, 4});
+  CHECK(matmul(batch, v).sizes() == std::vector<int64_t>{4, 2});
+  CHECK(matmul(v.unsqueeze(0).squeeze(0), randn({4, 3, 2})).sizes() == std::vector<int64_t>{4, 2});
+  // batched values against per-batch mm
+  Tensor a = randn({3, 4, 5}), b = randn({5, 2});
+  Tensor c = matmul(a, b);
+  for (int64_t i = 0; i < 3; ++i) check_close(dvalues(c.select(0, i)), dvalues(mm(a.select(0, i), b)), 1e-6);
+  Tensor bb = randn({3, 5, 2});
+  Tensor d = bmm(a, bb);
+  for (int64_t i = 0; i < 3; ++i) check_close(dvalues(d.select(0, i)), dvalues(mm(a.select(0, i), bb.select(0, i))), 1e-6);
+  CHECK(dvalues(dot(tensor({1.0, 2.0}), tensor({3.0, 4.0}))) == std::vector<double>{11});
+  CHECK(dvalues(mv(m, v)) == std::vector<double>{5, 14});
+  CHECK(dvalues(outer(tensor({1.0, 2.0}), tensor({1.0, 10.0}))) == std::vector<double>{1, 10, 2, 20});
+  CHECK(dvalues(addmm(ones({2, 2}), ones({2, 3}), ones({3, 2}), 2, 3)) == std::vector<double>{11, 11, 11, 11});
+  CHECK(dvalues(linear(ones({1, 3}), ones({2, 3}), tensor({1.0, -1.0}))) == std::vector<double>{4, 2});
+  Tensor out = empty({2, 2});
+  matmul_out(out, ones({2, 3}), ones({3, 2}));
+  CHECK(dvalues(out) == std::vector<double>{3, 3, 3, 3});
+  CHECK(matmul(zeros({2, 0}), zeros({0, 3})).sizes() == std::vector<int64_t>{2, 3});
+  CHECK(dvalues(matmul(zeros({2, 0}), zeros({0, 3}))) == std::vector<double>(6, 0.0));
+}
+
+TEST_CASE("matmul: errors say what shapes were received") {
+  CHECK_THROWS_AS(mm(ones({2, 3}), ones({2, 3})), InvalidArgument);
+  CHECK_THROWS_WITH(mm(ones({2, 3}), ones({2, 3})), Catch::Contains("cannot be multiplied (2x3 and 2x3)"));
+  CHECK_THROWS_WITH(matmul(ones({3}), ones({4})), Catch::Contains("inconsistent tensor size"));
+  CHECK_THROWS_WITH(matmul(zeros({}), ones({2})), Catch::Contains("at least 1D"));
+  CHECK_THROWS_WITH(mm(ones({2, 2}), ones({2, 2}, kDouble)), Catch::Contains("same dtype"));
+  CHECK_THROWS_AS(bmm(ones({2, 2}), ones({2, 2})), InvalidArgument);
+  CHECK_THROWS_AS(matmul(ones({2, 2, 3}), ones({3, 3, 2})), InvalidArgument);
+  CHECK_THROWS_AS(mm(ones({2, 2}, kBool), ones({2, 2}, kBool)), NotImplemented);
+}
