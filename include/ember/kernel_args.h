@@ -23,9 +23,11 @@ struct ElementwiseArgs {
   static constexpr int kMaxOperands = 4;
   static constexpr int kMaxDims = 12;
 
+  // Only dims [0, ndim) of sizes and strides are set: the block is filled per call
+  // on the hot path, so the arrays are deliberately left uninitialised.
   char* data[kMaxOperands] = {};
-  int64_t strides[kMaxOperands][kMaxDims] = {};
-  int64_t sizes[kMaxDims] = {};
+  int64_t strides[kMaxOperands][kMaxDims];
+  int64_t sizes[kMaxDims];
   int64_t numel = 0;
   int ndim = 0;
   int ninputs = 0;
@@ -36,7 +38,7 @@ struct ElementwiseArgs {
   /// Input k is a Scalar, not a tensor: its value is in scalar_value[k] (dtype's bytes)
   /// and data[k] points there with stride 0 (a CUDA launcher reads the value instead).
   bool is_scalar[kMaxOperands] = {};
-  alignas(8) char scalar_value[kMaxOperands][8] = {};
+  alignas(8) char scalar_value[kMaxOperands][8];
   /// Op parameters: alpha (add, sub), min/max (clamp), value (fill, addcmul, lerp weight),
   /// start/step (arange), low/high (random). has_param says which are set (clamp).
   KernelScalar param[3];

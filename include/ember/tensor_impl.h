@@ -40,6 +40,8 @@ using Storage = IntrusivePtr<StorageImpl>;
 struct EMBER_API TensorImpl {
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
              int64_t storage_offset);
+  /// A fresh contiguous tensor: row-major strides computed here, no checks needed.
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes);
   TensorImpl(const TensorImpl&) = delete;
   TensorImpl& operator=(const TensorImpl&) = delete;
 

@@ -49,8 +49,8 @@ Tensor output_for(Tensor* out, IntArrayRef shape, ScalarType dtype, DeviceEntry&
   EMBER_CHECK_ARG(can_cast(dtype, out->dtype()),
                   "{}: result type {} can't be cast to the desired output type {}", op_name(op),
                   name(dtype), name(out->dtype()));
-  for (int64_t d = 0; d < out->dim(); ++d)
-    EMBER_CHECK_ARG(out->stride(d) != 0 || out->size(d) <= 1,
+  for (size_t d = 0; d < shape.size(); ++d)
+    EMBER_CHECK_ARG(out->strides()[d] != 0 || shape[d] <= 1,
                     "{}: unsupported operation: more than one element of the written-to tensor refers "
                     "to a single memory location (an expanded tensor); clone it first",
                     op_name(op));
@@ -119,10 +119,13 @@ Tensor binary_impl(Op op, Tensor (&ins)[2], const Scalar* scalar, int scalar_pos
   }
   DeviceEntry& dev = *devp;
   auto kernel = lookup_kernel<ElementwiseKernel>(op, dev.device.type(), compute);
+  // Same shapes (the common case) need no broadcasting pass.
   SizesVector shape = scalar ? SizesVector(ins[1 - scalar_pos].sizes())
-                             : broadcast_shapes(ins[0].sizes(), ins[1].sizes(), op_name(op));
+                      : ins[0].sizes() == ins[1].sizes()
+                          ? SizesVector(ins[0].sizes())
+                          : broadcast_shapes(ins[0].sizes(), ins[1].sizes(), op_name(op));
   for (Tensor& t : ins)
-    if (t.defined()) t = cast_on_device(t, compute, dev);
+    if (t.defined() && t.dtype() != compute) t = cast_on_device(t, compute, dev);
   bool via_temp;
   Tensor result = output_for(out, shape, out_dtype, dev, op, via_temp);
   ElementwiseArgs args;

@@ -29,11 +29,14 @@ namespace detail {
 namespace {
 
 constexpr int kMaxScopeDepth = 64;
+// Plain data so the thread-local needs no constructor guard, and initial-exec TLS so
+// reading it from the shared library is one instruction, not a __tls_get_addr call.
 struct ScopeStack {
-  std::vector<Device> devices;  // capacity reserved once per thread; push/pop never allocate after
-  int depth = 0;
+  int depth;
+  DeviceType types[kMaxScopeDepth];
+  int16_t indices[kMaxScopeDepth];
 };
-thread_local ScopeStack t_scopes;
+thread_local ScopeStack t_scopes __attribute__((tls_model("initial-exec")));
 
 std::atomic<Placement> g_policy{Placement::FollowInputs};
 std::atomic<bool> g_soft_placement{false};
@@ -78,14 +81,17 @@ Device default_device() {
 
 std::atomic<bool> g_log_placement{false};
 
-const Device* scope_device() {
+bool scope_device(Device* out) {
   const ScopeStack& s = t_scopes;
-  return s.depth ? &s.devices[size_t(s.depth - 1)] : nullptr;
+  if (!s.depth) return false;
+  *out = Device(s.types[s.depth - 1], s.indices[s.depth - 1]);
+  return true;
 }
 
 Device resolve_index(Device device) {
   if (device.has_index()) return device;
-  if (const Device* d = scope_device(); d && d->type() == device.type() && d->has_index()) return *d;
+  Device d(kCPU, 0);
+  if (scope_device(&d) && d.type() == device.type() && d.has_index()) return d;
   Device def = default_device();
   if (def.type() == device.type() && def.has_index()) return def;
   return Device(device.type(), 0);
@@ -94,7 +100,9 @@ Device resolve_index(Device device) {
 DeviceEntry& require_device(Device requested, Op op, ScalarType dtype) {
   Device d = resolve_index(requested);
   DeviceEntry* e = find_device(d);
-  bool has = e && has_kernel(op, d.type(), dtype);
+  // find_device has run discovery, which registered the built-in kernels.
+  const KernelEntry& k = g_kernel_table[static_cast<int>(op)][static_cast<int>(d.type())];
+  const bool has = e && k.fn && (k.dtypes & (1u << static_cast<int>(dtype)));
   if (__builtin_expect(has, 1)) return *e;
   if (g_soft_placement.load(std::memory_order_relaxed)) return fallback_for(d, op, dtype);
   if (!e)
@@ -110,7 +118,8 @@ DeviceEntry& require_device(Device requested, Op op, ScalarType dtype) {
 DeviceEntry& place_creation(const TensorOptions& options, Op op) {
   ScalarType dtype = options.dtype();
   if (auto d = options.device_opt()) return require_device(*d, op, dtype);
-  if (const Device* s = scope_device()) return require_device(*s, op, dtype);
+  Device s(kCPU, 0);
+  if (scope_device(&s)) return require_device(s, op, dtype);
   Device def = default_device();
   if (g_policy.load(std::memory_order_relaxed) == Placement::PreferAccelerator && def == Device(kCPU, 0))
     if (DeviceEntry* g = find_device(Device(kCUDA, 0)); g && has_kernel(op, kCUDA, dtype)) return *g;
@@ -125,8 +134,9 @@ void log_copy(Op op, int i, Device from, Device to) {
 
 DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype) {
   DeviceEntry* target = nullptr;
-  if (const Device* s = scope_device()) {
-    target = &require_device(*s, op, dtype);
+  Device s(kCPU, 0);
+  if (scope_device(&s)) {
+    target = &require_device(s, op, dtype);
   } else {
     // Inputs' device: the first non-0-dim input's, else the first input's.
     int lead = 0;
@@ -173,16 +183,16 @@ DeviceScope::DeviceScope(Device device) {
                   detail::kMaxScopeDepth);
   // A scope without an index keeps the enclosing scope's index of that type (TF merges).
   if (!device.has_index()) device = detail::resolve_index(device);
-  if (s.devices.capacity() == 0) s.devices.reserve(detail::kMaxScopeDepth);
-  while (s.devices.size() > size_t(s.depth)) s.devices.pop_back();
-  s.devices.push_back(device);
+  s.types[s.depth] = device.type();
+  s.indices[s.depth] = int16_t(device.index());
   depth_ = ++s.depth;
 }
 
 DeviceScope::~DeviceScope() { detail::t_scopes.depth = depth_ - 1; }
 
 Device current_device() {
-  if (const Device* d = detail::scope_device()) return *d;
+  Device d(kCPU, 0);
+  if (detail::scope_device(&d)) return d;
   return detail::default_device();
 }
 

@@ -11,8 +11,8 @@
 
 namespace ember::detail {
 
-/// The innermost scope's device on this thread, or nullptr outside any scope.
-const Device* scope_device();
+/// The innermost scope's device on this thread; false outside any scope.
+bool scope_device(Device* out);
 
 /// Fills a missing index with the current device of that type.
 Device resolve_index(Device device);

@@ -36,8 +36,7 @@ Tensor empty_on(IntArrayRef sizes, ScalarType dtype, DeviceEntry& device) {
   void* stream = device.backend ? device.backend->current_stream(device.physical_index) : nullptr;
   void* data = device.allocator->allocate(nbytes, stream, &context);
   Storage storage = Storage::adopt(new StorageImpl(data, nbytes, device.device, &CachingAllocator::free, context));
-  SizesVector strides = contiguous_strides(sizes);
-  return Tensor(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), dtype, sizes, strides, 0)));
+  return Tensor(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), dtype, sizes)));
 }
 
 Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {

@@ -12,6 +12,19 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
   refresh();
 }
 
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
+    : storage_(std::move(storage)), sizes_(sizes), strides_(sizes.size()), dtype_(dtype) {
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides_[i] = s;
+    s *= sizes[i] > 0 ? sizes[i] : 1;
+  }
+  int64_t n = 1;
+  for (int64_t v : sizes) n *= v;
+  numel_ = n;
+  is_contiguous_ = true;
+}
+
 void TensorImpl::refresh() {
   int64_t n = 1;
   for (int64_t s : sizes_) n *= s;

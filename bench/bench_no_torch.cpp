@@ -1,0 +1,9 @@
+// Stands in for bench_torch.cpp when libtorch is not installed: no libtorch columns.
+#include "bench_cases.h"
+
+namespace ember_bench {
+Implementation torch_implementation(bool& available) {
+  available = false;
+  return {"libtorch"};
+}
+}  // namespace ember_bench
