@@ -513,3 +513,20 @@ TEST_CASE("reduce: errors name the op and the received and valid values") {
   CHECK(ember::equal(x, before));
   CHECK(ember::equal(xi, before_i));
 }
+
+TEST_CASE("reduce: sums over a strided dim with contiguous outputs") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  const Tensor x = ember::randn({3, 50, 300}, ember::kDouble);
+  for (auto dtype : {ember::kFloat, ember::kDouble, ember::kHalf, ember::kInt32}) {
+    INFO(ember::name(dtype));
+    const Tensor y = dtype == ember::kInt32 ? (x * 10).to(dtype) : x.to(dtype);
+    const double rtol = dtype == ember::kHalf ? 2e-3 : dtype == ember::kFloat ? 2e-6 : 1e-12;
+    check_close(y.sum(1), ref_reduce(y, {1}, false, r_sum), rtol, 1e-3);
+    check_close(y.sum(0, true), ref_reduce(y, {0}, true, r_sum), rtol, 1e-3);
+    check_close(y.slice(2, 5, 290).sum(1), ref_reduce(y.slice(2, 5, 290), {1}, false, r_sum), rtol, 1e-3);
+    if (dtype != ember::kInt32) check_close(y.mean(-2), ref_reduce(y, {-2}, false, r_mean), rtol, 1e-3);
+  }
+  const Tensor big = ember::rand({2000, 300});  // parallel over blocks of outputs
+  check_close(big.sum(0), ref_reduce(big, {0}, false, r_sum), 2e-6);
+}

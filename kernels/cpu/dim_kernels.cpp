@@ -51,9 +51,11 @@ void softmax_kernel(const DimArgs& a) {
         const T* x = in + base + j * inner;
         for (int64_t i = 0; i < len; ++i) mx[i] = std::max(mx[i], M(x[i]));  // a NaN spreads below
       }
-      for (int64_t j = 0; j < size; ++j) {
-        const T* x = in + base + j * inner;
-        for (int64_t i = 0; i < len; ++i) sum[i] += double(std::exp(M(x[i]) - mx[i]));
+      if (kLog || !std::is_same_v<T, M>) {
+        for (int64_t j = 0; j < size; ++j) {
+          const T* x = in + base + j * inner;
+          for (int64_t i = 0; i < len; ++i) sum[i] += double(std::exp(M(x[i]) - mx[i]));
+        }
       }
       if constexpr (kLog) {
         for (int64_t i = 0; i < len; ++i) sum[i] = double(mx[i]) + std::log(sum[i]);
@@ -61,6 +63,22 @@ void softmax_kernel(const DimArgs& a) {
           const T* x = in + base + j * inner;
           T* y = out + base + j * inner;
           for (int64_t i = 0; i < len; ++i) y[i] = T(M(double(M(x[i])) - sum[i]));
+        }
+      } else if constexpr (std::is_same_v<T, M>) {
+        // exp(x - max) is kept in out by a first pass, then scaled: one exp per element.
+        for (int64_t i = 0; i < len; ++i) sum[i] = 0;
+        for (int64_t j = 0; j < size; ++j) {
+          const T* x = in + base + j * inner;
+          T* y = out + base + j * inner;
+          for (int64_t i = 0; i < len; ++i) {
+            y[i] = std::exp(x[i] - mx[i]);
+            sum[i] += double(y[i]);
+          }
+        }
+        for (int64_t i = 0; i < len; ++i) sum[i] = 1.0 / sum[i];
+        for (int64_t j = 0; j < size; ++j) {
+          T* y = out + base + j * inner;
+          for (int64_t i = 0; i < len; ++i) y[i] = T(double(y[i]) * sum[i]);
         }
       } else {
         for (int64_t i = 0; i < len; ++i) sum[i] = 1.0 / sum[i];

@@ -79,8 +79,31 @@ struct ExtremeReducer {
     }
     return kMax ? x > cur : x < cur;
   }
+  bool want_index = true;
   Acc init() const { return {}; }
   void row(Acc& acc, const T* p, int64_t n, int64_t s, int64_t first) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      // Values only over a contiguous run: a vectorised max/min plus a NaN test.
+      if (!want_index && s == 1 && n >= 16) {
+        T v = p[0];
+        bool nan = false;
+        if constexpr (kMax) {
+#pragma omp simd reduction(max : v) reduction(|| : nan)
+          for (int64_t i = 0; i < n; ++i) {
+            v = p[i] > v ? p[i] : v;
+            nan = nan || p[i] != p[i];
+          }
+        } else {
+#pragma omp simd reduction(min : v) reduction(|| : nan)
+          for (int64_t i = 0; i < n; ++i) {
+            v = p[i] < v ? p[i] : v;
+            nan = nan || p[i] != p[i];
+          }
+        }
+        merge(acc, Acc{nan ? std::numeric_limits<T>::quiet_NaN() : v, first});
+        return;
+      }
+    }
     int64_t i = 0;
     if (acc.i < 0 && n > 0) {
       acc.v = M(p[0]);
@@ -262,6 +285,48 @@ struct LogSumExpReducer {
   int64_t index(const Acc&) const { return 0; }
 };
 
+// Sum over strided dims with contiguous outputs (x.sum(0) of a row-major matrix): each
+// work item keeps a block of adjacent outputs as accumulators and adds one input row
+// segment at a time, so every load is unit-stride instead of one strided walk per output.
+template <class T>
+bool outer_sum(const ReduceArgs& a, bool mean) {
+  constexpr int64_t kLanes = 256;
+  if (a.nkept < 1 || a.kept_in_strides[0] != 1 || a.kept_out_strides[0] != 1 || a.kept_sizes[0] < 16 ||
+      a.reduce_size < 2 || a.reduced_in_strides[0] == 1 || a.nreduced > 1)
+    return false;
+  using Acc = typename SumReducer<T>::Acc;
+  const int64_t inner = a.kept_sizes[0], nblk = (inner + kLanes - 1) / kLanes;
+  const int64_t groups = a.num_outputs / inner, n_red = a.reduce_size, rs = a.reduced_in_strides[0];
+  const T* in = reinterpret_cast<const T*>(a.in);
+  const int64_t out_esz = int64_t(element_size(a.out_dtype));
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / (n_red * std::min(inner, kLanes)));
+  parallel_for(groups * nblk, grain, [&](int64_t b, int64_t e) {
+    Acc acc[kLanes];
+    for (int64_t it = b; it < e; ++it) {
+      const int64_t g = it / nblk, lb = (it % nblk) * kLanes, len = std::min(kLanes, inner - lb);
+      int64_t in_off, out_off;
+      output_offsets(a, g * inner, in_off, out_off);  // output g*inner is lane 0 of group g
+      const T* base = in + in_off + lb;
+      for (int64_t i = 0; i < len; ++i) acc[i] = 0;
+      for (int64_t r = 0; r < n_red; ++r) {
+        const T* x = base + r * rs;
+#pragma omp simd
+        for (int64_t i = 0; i < len; ++i) acc[i] += SumReducer<T>::widen(x[i]);
+      }
+      char* out = a.out + (out_off + lb) * out_esz;
+      dispatch_dtype(a.out_dtype, [&](auto otag) {
+        using O = typename decltype(otag)::type;
+        O* o = reinterpret_cast<O*>(out);
+        for (int64_t i = 0; i < len; ++i) {
+          if constexpr (kIsFloat<T>) o[i] = cast_to<O>(mean ? acc[i] / double(n_red) : acc[i]);
+          else o[i] = cast_to<O>(int64_t(acc[i]));
+        }
+      });
+    }
+  });
+  return true;
+}
+
 // ---- kernels
 void sum_kernel(const ReduceArgs& a) {
   dispatch_dtype(a.in_dtype, [&](auto tag) {
@@ -269,7 +334,7 @@ void sum_kernel(const ReduceArgs& a) {
     SumReducer<T> r;
     r.mean = a.param[0].i != 0;
     r.count = a.reduce_size;
-    reduce_driver<T>(a, r);
+    if (!outer_sum<T>(a, r.mean)) reduce_driver<T>(a, r);
   });
 }
 void prod_kernel(const ReduceArgs& a) {
@@ -282,7 +347,9 @@ template <bool kMax>
 void extreme_kernel(const ReduceArgs& a) {
   dispatch_dtype(a.in_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    reduce_driver<T>(a, ExtremeReducer<T, kMax>{});
+    ExtremeReducer<T, kMax> r;
+    r.want_index = a.out_index != nullptr;
+    reduce_driver<T>(a, r);
   });
 }
 template <bool kAll>
