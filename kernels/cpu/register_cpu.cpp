@@ -9,6 +9,7 @@ void register_cpu_kernels() {
   register_cpu_unary_kernels();
   register_cpu_binary_kernels();
   register_cpu_ternary_kernels();
+  register_cpu_reduce_kernels();
   register_cpu_matmul_kernels();
 }
 
