@@ -33,6 +33,20 @@ void build_elementwise(ElementwiseArgs& args, const Tensor& out, const Tensor* i
   for (int k = 1; k < nops; ++k)
     if (inputs[k - 1].defined()) args.data[k] = static_cast<char*>(inputs[k - 1].data_ptr());
 
+  // Fast path: every tensor contiguous with the output's shape (scalars broadcast).
+  bool dense = out.is_contiguous();
+  for (int k = 1; dense && k < nops; ++k) {
+    const Tensor& t = inputs[k - 1];
+    dense = !t.defined() || (t.is_contiguous() && t.sizes() == osizes);
+  }
+  if (dense) {
+    args.ndim = 1;
+    args.sizes[0] = args.numel;
+    for (int k = 0; k < nops; ++k) args.strides[k][0] = inputs && k > 0 && !inputs[k - 1].defined() ? 0 : 1;
+    args.contiguous = true;
+    return;
+  }
+
   // Collect non-trivial dims, innermost first.
   int nd = 0;
   int64_t sizes[64];

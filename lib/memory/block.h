@@ -42,6 +42,7 @@ enum class BlockState : uint8_t {
   kFree,       // in its pool's free set
   kAllocated,  // handed out by allocate()
   kPending,    // freed, waiting for events on the streams added by record_stream
+  kRecent,     // freed, parked un-merged in the recent list (Note [Recently freed blocks])
 };
 
 struct Block {

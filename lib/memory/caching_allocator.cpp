@@ -34,6 +34,14 @@ namespace ember::detail {
 // borrowed block still belongs to its segment's pool and returns there. Only then is
 // OutOfMemory thrown, before anything has changed.
 //
+// Note [Recently freed blocks]
+// A tensor loop frees and re-allocates the same small sizes over and over; splitting a
+// block off a segment and merging it back each time costs four tree operations. So up
+// to kRecentSlots small blocks (<= 64 KiB) are parked un-merged on free (kRecent) and
+// handed back to an exact-size request on the same stream. They count as free in the
+// stats; whenever the free sets must be complete (a miss, stats(), summary()) the
+// parked blocks are released normally first, so nothing observable changes.
+//
 // free(block): kAllocated -> kPending if events are needed, else straight back: it merges
 // with free neighbours of the same segment (coalescing) and enters the free set.
 // Pending blocks are returned the same way at the start of a later allocate().
@@ -91,6 +99,16 @@ void* CachingAllocator::allocate(size_t bytes, void* stream, void** context) {
   if (!pending_.empty()) process_events();
   if (bytes > kMaxRequest) throw_oom(bytes, Shortfall{OomCause::kTooLarge, 0});
   size_t size = round_size(bytes);
+  if (num_recent_ > 0) {
+    if (Block* block = take_recent(stream, size)) {
+      stats_.num_allocs++;
+      stats_.num_cache_hits++;
+      stats_.allocated_bytes += block->size;
+      stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
+      *context = block;
+      return block->ptr;
+    }
+  }
   ensure_spares();  // every container growth happens here, before anything changes
   bool hit = true;
   if (!growth_ && segments_.empty()) {
@@ -99,6 +117,10 @@ void* CachingAllocator::allocate(size_t bytes, void* stream, void** context) {
   }
   FreeSet& pool = pool_for(size);
   Block* block = take_free(pool, stream, size);
+  if (block == nullptr && num_recent_ > 0) {
+    flush_recent();
+    block = take_free(pool, stream, size);
+  }
   if (block == nullptr) {
     if (!growth_) throw_oom(bytes, Shortfall{OomCause::kNoGrowth, 0});
     Shortfall why{};
@@ -153,7 +175,31 @@ void CachingAllocator::free_block(Block* block) {
     return;
   }
   block->extra_streams.clear();
+  if (block->size <= kRecentMaxSize && num_recent_ < kRecentSlots) {
+    block->state = BlockState::kRecent;
+    recent_[num_recent_++] = block;
+    return;
+  }
   release(block);
+}
+
+Block* CachingAllocator::take_recent(void* stream, size_t size) {
+  for (int i = num_recent_ - 1; i >= 0; --i) {
+    Block* b = recent_[i];
+    if (b->size != size || b->stream != stream) continue;
+    recent_[i] = recent_[--num_recent_];
+    b->state = BlockState::kAllocated;
+    return b;
+  }
+  return nullptr;
+}
+
+void CachingAllocator::flush_recent() {
+  while (num_recent_ > 0) {
+    Block* b = recent_[--num_recent_];
+    b->state = BlockState::kAllocated;  // release() expects a block coming back from use
+    release(b);
+  }
 }
 
 void CachingAllocator::add_stream(Block* block, void* stream) {
@@ -398,6 +444,9 @@ bool CachingAllocator::used() const {
 
 memory::MemoryStats CachingAllocator::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
+  // Parked blocks are merged first so largest_free_block is the coalesced truth; this
+  // changes only internal layout, hence the const_cast.
+  const_cast<CachingAllocator*>(this)->flush_recent();
   memory::MemoryStats s = stats_;
   s.limit_bytes = limit_locked();
   s.largest_free_block = largest_free_locked();

@@ -76,6 +76,8 @@ class CachingAllocator {
   };
 
   void free_block(Block* block);
+  Block* take_recent(void* stream, size_t size);
+  void flush_recent();
   void add_stream(Block* block, void* stream);
   void process_events();
   FreeSet& pool_for(size_t size) {
@@ -118,6 +120,10 @@ class CachingAllocator {
   std::vector<Segment> segments_;
   std::vector<std::pair<void*, Block*>> pending_;  // (event, block) awaiting completion
   memory::MemoryStats stats_;  // limit_bytes and largest_free_block filled in by stats()
+  static constexpr int kRecentSlots = 8;
+  static constexpr size_t kRecentMaxSize = size_t{64} << 10;
+  Block* recent_[kRecentSlots] = {};  // Note [Recently freed blocks]
+  int num_recent_ = 0;
 };
 
 }  // namespace ember::detail

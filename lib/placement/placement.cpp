@@ -133,6 +133,19 @@ void log_copy(Op op, int i, Device from, Device to) {
 }  // namespace
 
 DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype) {
+  // Fast path (no scope, FollowInputs, all inputs on one existing device with a kernel).
+  if (__builtin_expect(t_scopes.depth == 0 && g_policy.load(std::memory_order_relaxed) == Placement::FollowInputs &&
+                           !g_log_placement.load(std::memory_order_relaxed),
+                       1)) {
+    const Device d = inputs[0].device();
+    bool same = true;
+    for (int i = 1; i < n; ++i) same = same && inputs[i].device() == d;
+    if (same) {
+      DeviceEntry* e = find_device(d);
+      const KernelEntry& k = g_kernel_table[static_cast<int>(op)][static_cast<int>(d.type())];
+      if (e && k.fn && (k.dtypes & (1u << static_cast<int>(dtype)))) return *e;
+    }
+  }
   DeviceEntry* target = nullptr;
   Device s(kCPU, 0);
   if (scope_device(&s)) {
