@@ -1,0 +1,38 @@
+#pragma once
+// Internal services of the CUDA backend shared by its kernels and its Backend: device
+// count, the device a pointer lives on, the current stream, and a device guard.
+// Plain C++ over the CUDA runtime (no kernels), so .cu and .cpp files both include it.
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/cuda_check.h"
+
+namespace ember::detail {
+
+/// Physical GPUs present; 0 when there is no GPU or no (or too old a) driver. Cached.
+int cuda_device_count();
+/// Throws InvalidArgument when no GPU exists or `device` is out of range; returns
+/// the device, resolving -1 to the current one.
+int cuda_checked_device(int device, const char* what);
+/// The current stream of `device` on this thread (null: the default stream).
+cudaStream_t cuda_current_stream(int device);
+
+/// Sets the current device for a scope and restores the previous one (skipped when
+/// there is one GPU: nothing to switch).
+class CudaDeviceGuard {
+ public:
+  explicit CudaDeviceGuard(int device);
+  ~CudaDeviceGuard();
+  CudaDeviceGuard(const CudaDeviceGuard&) = delete;
+  CudaDeviceGuard& operator=(const CudaDeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
+/// The device that owns `ptr` (device memory from cudaMalloc). Kernel argument blocks
+/// carry pointers only, so launches find their device this way; with a single GPU it
+/// is 0 without asking the driver.
+int cuda_device_of(const void* ptr);
+
+}  // namespace ember::detail

@@ -1,0 +1,17 @@
+#pragma once
+// Per-family registration functions of the CUDA backend (called by register_cuda_kernels).
+
+namespace ember::detail {
+
+class StreamEvents;
+
+void register_cuda_unary_kernels();
+void register_cuda_binary_kernels();
+void register_cuda_ternary_kernels();
+void register_cuda_fill_kernels();
+void register_cuda_matmul_kernels();
+
+/// The cudaEvent-backed StreamEvents for the caching allocator of a physical GPU.
+StreamEvents* cuda_stream_events(int device);
+
+}  // namespace ember::detail

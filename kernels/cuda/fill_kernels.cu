@@ -1,0 +1,172 @@
+// CUDA kernels that write without reading a tensor (fill, arange/linspace, random) and
+// the dtype-converting copy: the semantics of kernels/cpu/fill_kernels.cpp. Random
+// values come from ember/detail_random.h, so a seed gives the same numbers as on the
+// CPU; the double arithmetic around them is written with __dadd_rn / __dmul_rn so nvcc
+// does not fuse it into FMAs the CPU build does not use.
+#include "cuda/cuda_kernels.h"
+#include "cuda/elementwise_launch.cuh"
+#include "ember/detail_random.h"
+#include "ember/registry.h"
+
+namespace ember::detail {
+
+namespace {
+
+// Element i of the output (its linear index in the output's shape, as on the CPU).
+template <class T, class F>
+__global__ void indexed_kernel(int64_t n, T* out, OffsetCalculator<1> calc, bool contiguous, F f) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    int64_t off[1] = {i};
+    if (!contiguous) calc.get(i, off);
+    out[off[0]] = f(i);
+  }
+}
+
+template <class T, class F>
+void launch_indexed(const ElementwiseArgs& a, F f) {
+  const int64_t n = a.numel;
+  if (n == 0) return;
+  const int device = cuda_device_of(a.data[0]);
+  CudaDeviceGuard guard(device);
+  const bool contiguous = a.contiguous && (a.strides[0][0] == 1 || n == 1);
+  indexed_kernel<T, F><<<grid_for(n), kBlockThreads, 0, cuda_current_stream(device)>>>(
+      n, reinterpret_cast<T*>(a.data[0]), OffsetCalculator<1>(a), contiguous, f);
+  EMBER_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class T>
+struct FillOp {
+  T v;
+  __device__ T operator()() const { return v; }
+};
+
+template <class T>
+struct LinspaceOp {
+  double start, step, end;
+  int64_t steps, half;
+  __device__ T operator()(int64_t i) const {
+    const double v = i < half ? __dadd_rn(start, __dmul_rn(step, double(i)))
+                              : __dsub_rn(end, __dmul_rn(step, double(steps - i - 1)));
+    return cuda_cast<T>(v);
+  }
+};
+template <class T>
+struct ArangeFloatOp {
+  double start, step;
+  __device__ T operator()(int64_t i) const { return cuda_cast<T>(__dadd_rn(start, __dmul_rn(double(i), step))); }
+};
+template <class T>
+struct ArangeIntOp {
+  int64_t start, step;
+  __device__ T operator()(int64_t i) const { return cuda_cast<T>(start + i * step); }
+};
+template <class T>
+struct UniformOp {
+  uint64_t seed, offset;
+  double lo, span;
+  __device__ T operator()(int64_t i) const {
+    return cuda_cast<T>(__dadd_rn(lo, __dmul_rn(span, random_uniform(seed, offset + uint64_t(i)))));
+  }
+};
+template <class T>
+struct NormalOp {
+  uint64_t seed, offset;
+  double mean, std;
+  __device__ T operator()(int64_t i) const {
+    return cuda_cast<T>(__dadd_rn(mean, __dmul_rn(std, random_normal(seed, offset + uint64_t(i)))));
+  }
+};
+template <class T>
+struct RandIntOp {
+  uint64_t seed, offset;
+  int64_t lo;
+  uint64_t range;
+  __device__ T operator()(int64_t i) const {
+    return cuda_cast<T>(lo + int64_t(random_bits(seed, offset + uint64_t(i)) % range));
+  }
+};
+template <class To, class From>
+struct CastOp {
+  __device__ To operator()(From x) const { return cuda_cast<To>(x); }
+};
+
+void fill_kernel(const ElementwiseArgs& a) {
+  cuda_dispatch<kAllMask>("cuda fill", a.out_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T v;
+    if constexpr (is_float_v<T>) v = T(cuda_opmath_t<T>(a.param[0].f));
+    else v = cuda_cast<T>(a.param[0].i);
+    launch_elementwise<T>(a, FillOp<T>{v});
+  });
+}
+
+// arange: start + i * step; linspace (has_param[2]) mirrors torch's two-sided formula.
+void arange_kernel(const ElementwiseArgs& a) {
+  cuda_dispatch<kAllMask>("cuda arange", a.out_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (a.has_param[2]) {
+      const int64_t steps = a.param[2].i;
+      launch_indexed<T>(a, LinspaceOp<T>{a.param[0].f, a.param[1].f, a.param[2].f, steps, steps / 2});
+    } else if constexpr (is_float_v<T>) {
+      launch_indexed<T>(a, ArangeFloatOp<T>{a.param[0].f, a.param[1].f});
+    } else {
+      launch_indexed<T>(a, ArangeIntOp<T>{a.param[0].i, a.param[1].i});
+    }
+  });
+}
+
+void uniform_kernel(const ElementwiseArgs& a) {
+  cuda_dispatch<kFloatingMask>("cuda uniform", a.out_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_indexed<T>(a, UniformOp<T>{a.seed, a.offset, a.param[0].f, a.param[1].f - a.param[0].f});
+  });
+}
+
+void normal_kernel(const ElementwiseArgs& a) {
+  cuda_dispatch<kFloatingMask>("cuda normal", a.out_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_indexed<T>(a, NormalOp<T>{a.seed, a.offset, a.param[0].f, a.param[1].f});
+  });
+}
+
+void randint_kernel(const ElementwiseArgs& a) {
+  const uint64_t range = uint64_t(a.param[1].i - a.param[0].i);
+  cuda_dispatch<kAllMask>("cuda randint", a.out_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_indexed<T>(a, RandIntOp<T>{a.seed, a.offset, a.param[0].i, range});
+  });
+}
+
+// Same dtype, both unit-stride: a device-to-device memcpy. Otherwise one kernel per
+// (from, to) pair, without the vectorised variant (100 pairs).
+void copy_kernel(const ElementwiseArgs& a) {
+  if (a.dtype == a.out_dtype && a.contiguous && a.strides[0][0] == 1 && a.strides[1][0] == 1 && !a.is_scalar[1]) {
+    const int device = cuda_device_of(a.data[0]);
+    CudaDeviceGuard guard(device);
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(a.data[0], a.data[1], size_t(a.numel) * element_size(a.dtype),
+                                     cudaMemcpyDeviceToDevice, cuda_current_stream(device)));
+    return;
+  }
+  cuda_dispatch<kAllMask>("cuda copy", a.out_dtype, [&](auto out_tag) {
+    using To = typename decltype(out_tag)::type;
+    cuda_dispatch<kAllMask>("cuda copy", a.dtype, [&](auto in_tag) {
+      using From = typename decltype(in_tag)::type;
+      launch_elementwise_impl<false, To, From>(a, CastOp<To, From>{});
+    });
+  });
+}
+
+}  // namespace
+
+void register_cuda_fill_kernels() {
+  const DtypeSet all = DtypeSet::all();
+  register_kernel(Op::Fill, kCUDA, fill_kernel, all);
+  register_kernel(Op::Arange, kCUDA, arange_kernel, all);
+  register_kernel(Op::Uniform, kCUDA, uniform_kernel, DtypeSet::floating());
+  register_kernel(Op::Normal, kCUDA, normal_kernel, DtypeSet::floating());
+  register_kernel(Op::RandInt, kCUDA, randint_kernel, all);
+  register_kernel(Op::Copy, kCUDA, copy_kernel, all);
+}
+
+}  // namespace ember::detail

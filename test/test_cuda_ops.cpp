@@ -1,0 +1,391 @@
+// CUDA backend: every op family on cuda:0 against the CPU on random inputs (contiguous,
+// strided, broadcast, Scalar operands, every registered dtype), copies, cuBLAS matmul,
+// seeded random parity, streams and events. Tests that need a GPU skip with a printed
+// reason when cuda::device_count() == 0; the no-GPU behaviour is checked everywhere.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ember/cuda.h"
+#include "ember/ember.h"
+#include "ember/registry.h"
+
+using namespace ember;
+
+namespace {
+
+#define EMBER_REQUIRE_GPU()                                 \
+  do {                                                      \
+    if (cuda::device_count() == 0) {                        \
+      WARN("skipped: no CUDA device");                      \
+      return;                                               \
+    }                                                       \
+  } while (0)
+
+const Device kGpu(kCUDA, 0);
+const Device kCpu(kCPU, 0);
+
+uint64_t test_seed() {
+  static const uint64_t seed = std::random_device{}();
+  return seed;
+}
+
+const std::vector<ScalarType> kAllTypes = {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64,
+                                           kHalf, kBFloat16, kFloat, kDouble};
+const std::vector<ScalarType> kFloatTypes = {kHalf, kBFloat16, kFloat, kDouble};
+
+bool in(const std::vector<ScalarType>& v, ScalarType t) { return std::find(v.begin(), v.end(), t) != v.end(); }
+
+// Random values of dtype on the CPU, never all zero: floats in [lo, hi), integers in
+// [0, 10) for unsigned and [-5, 6) for signed, bool half true.
+Tensor random_cpu(IntArrayRef sizes, ScalarType dtype, double lo = -2, double hi = 2) {
+  if (dtype == kBool) return randint(0, 2, sizes, TensorOptions(kInt64)).to(kBool);
+  if (dtype == kUInt8) return randint(0, 10, sizes, TensorOptions(kUInt8));
+  if (is_integral(dtype)) return randint(-5, 6, sizes, TensorOptions(dtype));
+  return (rand(sizes, TensorOptions(kDouble)) * (hi - lo) + lo).to(dtype);
+}
+
+struct Tolerance {
+  double rtol, atol;
+};
+Tolerance tolerance(ScalarType t) {
+  switch (t) {
+    case kHalf: return {1e-2, 1e-3};
+    case kBFloat16: return {2e-2, 1e-2};
+    case kFloat: return {1e-5, 1e-6};
+    case kDouble: return {1e-12, 1e-12};
+    default: return {0, 0};  // integers and bool: exact
+  }
+}
+
+// Compares a GPU result with the CPU one element by element (in float64, NaNs equal).
+void check_close(const Tensor& gpu, const Tensor& cpu, const std::string& what, Tolerance tol) {
+  INFO(what << " (seed " << test_seed() << ")");
+  REQUIRE(gpu.device() == kGpu);
+  REQUIRE(gpu.dtype() == cpu.dtype());
+  REQUIRE(std::vector<int64_t>(gpu.sizes().begin(), gpu.sizes().end()) ==
+          std::vector<int64_t>(cpu.sizes().begin(), cpu.sizes().end()));
+  Tensor g = gpu.cpu().to(kDouble).contiguous(), c = cpu.to(kDouble).contiguous();
+  const double* gp = g.data_ptr<double>();
+  const double* cp = c.data_ptr<double>();
+  int64_t bad = 0, first = -1;
+  for (int64_t i = 0; i < g.numel(); ++i) {
+    const double x = gp[i], y = cp[i];
+    const bool ok = (std::isnan(x) && std::isnan(y)) || x == y || std::abs(x - y) <= tol.atol + tol.rtol * std::abs(y);
+    if (!ok && bad++ == 0) first = i;
+  }
+  if (bad) INFO("first mismatch at " << first << ": gpu " << gp[first] << " cpu " << cp[first]);
+  CHECK(bad == 0);
+}
+void check_close(const Tensor& gpu, const Tensor& cpu, const std::string& what) {
+  check_close(gpu, cpu, what, tolerance(cpu.dtype()));
+}
+
+// The layouts each op runs on: contiguous, transposed (strided), sliced with a step.
+struct Layout {
+  const char* name;
+  std::function<Tensor(const Tensor&)> view;
+};
+const std::vector<Layout> kLayouts = {
+    {"contiguous", [](const Tensor& t) { return t; }},
+    {"transposed", [](const Tensor& t) { return t.t(); }},
+    {"sliced", [](const Tensor& t) { return t.slice(1, 1, std::nullopt, 2); }},
+};
+
+using Unary = std::function<Tensor(const Tensor&)>;
+using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
+
+// Runs fn on each layout of a random [37, 70] input of every dtype the op takes on CUDA.
+void compare_unary(const char* name, Op op, const Unary& fn, double lo = -2, double hi = 2) {
+  for (ScalarType dt : kAllTypes) {
+    if (!has_kernel(op, kCUDA, dt)) continue;
+    CHECK(has_kernel(op, kCPU, dt));  // same dtype sets on both backends
+    Tensor x = random_cpu({37, 70}, dt, lo, hi);
+    Tensor xg = x.to(kGpu);
+    for (const Layout& l : kLayouts)
+      check_close(fn(l.view(xg)), fn(l.view(x)), std::string(name) + " " + ember::name(dt) + " " + l.name);
+  }
+}
+
+void compare_binary(const char* name, Op op, const Binary& fn) {
+  for (ScalarType dt : kAllTypes) {
+    if (!has_kernel(op, kCUDA, dt)) continue;
+    CHECK(has_kernel(op, kCPU, dt));
+    const std::string tag = std::string(name) + " " + ember::name(dt);
+    Tensor a = random_cpu({33, 70}, dt), b = random_cpu({33, 70}, dt);
+    if (op == Op::Remainder || op == Op::Div) b = where(eq(b, 0), ones_like(b), b);  // no division by zero
+    Tensor ag = a.to(kGpu), bg = b.to(kGpu);
+    for (const Layout& l : kLayouts) check_close(fn(l.view(ag), l.view(bg)), fn(l.view(a), l.view(b)), tag + " " + l.name);
+    // Broadcast: a column against a row, and one element against a matrix.
+    Tensor col = a.slice(1, 0, 1), row = b.slice(0, 0, 1);
+    check_close(fn(col.to(kGpu), row.to(kGpu)), fn(col, row), tag + " broadcast");
+    Tensor one = b.slice(0, 0, 1).slice(1, 0, 1);
+    check_close(fn(ag, one.to(kGpu)), fn(a, one), tag + " one-element broadcast");
+    // Unaligned contiguous views take the strided kernel.
+    Tensor a1 = a.view({-1}).slice(0, 1), b1 = b.view({-1}).slice(0, 1);
+    check_close(fn(ag.view({-1}).slice(0, 1), bg.view({-1}).slice(0, 1)), fn(a1, b1), tag + " unaligned");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cuda: no GPU means zero devices and clear errors") {
+  if (cuda::device_count() > 0) {
+    SUCCEED("a GPU is present: the no-GPU behaviour is not observable here");
+    return;
+  }
+  CHECK_FALSE(cuda::is_available());
+  CHECK(list_physical_devices(kCUDA).empty());
+  CHECK_NOTHROW(cuda::synchronize());
+  CHECK_THROWS_WITH(cuda::current_stream(), Catch::Contains("no CUDA device"));
+  CHECK_THROWS_AS(cuda::new_stream(), InvalidArgument);
+  cuda::Event e;
+  CHECK(e.query());
+  CHECK_THROWS_AS(e.record(cuda::Stream()), InvalidArgument);
+  CHECK_THROWS_AS(ones({2}).to(kGpu), InvalidArgument);
+  // Kernels are registered whether or not a GPU is present, with the CPU's dtype sets.
+  CHECK(has_kernel(Op::Add, kCUDA, kFloat));
+  CHECK(has_kernel(Op::Copy, kCUDA, kBool));
+  CHECK(has_kernel(Op::MatMul, kCUDA, kBFloat16));
+  CHECK_FALSE(has_kernel(Op::MatMul, kCUDA, kInt32));
+  CHECK_FALSE(has_kernel(Op::Exp, kCUDA, kInt64));
+}
+
+TEST_CASE("cuda: registered dtypes match the CPU's for elementwise ops") {
+  for (int i = 0; i < static_cast<int>(Op::Sum); ++i) {
+    const Op op = static_cast<Op>(i);
+    for (ScalarType dt : kAllTypes) {
+      INFO(op_name(op) << " " << name(dt));
+      CHECK(has_kernel(op, kCUDA, dt) == has_kernel(op, kCPU, dt));
+    }
+  }
+}
+
+TEST_CASE("cuda: copies between host and device, and dtype casts on the device") {
+  EMBER_REQUIRE_GPU();
+  manual_seed(test_seed());
+  for (ScalarType from : kAllTypes) {
+    Tensor x = random_cpu({5, 300}, from, 0, 100);  // non-negative: float -> uint8 is defined
+    Tensor xg = x.to(kGpu);
+    check_close(xg, x, std::string("round trip ") + name(from), {0, 0});
+    check_close(xg.t().contiguous(), x.t().contiguous(), std::string("strided copy ") + name(from), {0, 0});
+    for (ScalarType to : kAllTypes)
+      check_close(xg.to(to), x.to(to), std::string("cast ") + name(from) + " -> " + name(to), {0, 0});
+  }
+  Tensor big = rand({1 << 20});
+  Tensor back = big.to(kGpu).clone().cpu();
+  check_close(back.to(kGpu), big, "1M floats D2D + D2H", {0, 0});
+}
+
+TEST_CASE("cuda: fill and arange / linspace match the CPU") {
+  EMBER_REQUIRE_GPU();
+  for (ScalarType dt : kAllTypes) {
+    const std::string n = name(dt);
+    check_close(full({3, 77}, 3, TensorOptions(dt).device(kGpu)), full({3, 77}, 3, TensorOptions(dt)), "full " + n, {0, 0});
+    Tensor z = zeros({8, 9}, TensorOptions(dt).device(kGpu));
+    z.t().fill_(1);  // strided fill
+    check_close(z, ones({8, 9}, TensorOptions(dt)), "strided fill " + n, {0, 0});
+    if (dt == kBool) continue;
+    check_close(arange(0, 100, 3, TensorOptions(dt).device(kGpu)), arange(0, 100, 3, TensorOptions(dt)), "arange " + n, {0, 0});
+  }
+  for (ScalarType dt : kFloatTypes)
+    check_close(linspace(-3, 7, 1001, TensorOptions(dt).device(kGpu)), linspace(-3, 7, 1001, TensorOptions(dt)),
+                std::string("linspace ") + name(dt), {0, 0});
+}
+
+TEST_CASE("cuda: rand, randn and randint give the CPU's values for the same seed") {
+  EMBER_REQUIRE_GPU();
+  for (ScalarType dt : kFloatTypes) {
+    manual_seed(1234);
+    Tensor ug = rand({4097}, TensorOptions(dt).device(kGpu)), ng = randn({4097}, TensorOptions(dt).device(kGpu));
+    manual_seed(1234);
+    Tensor uc = rand({4097}, TensorOptions(dt)), nc = randn({4097}, TensorOptions(dt));
+    check_close(ug, uc, std::string("rand ") + name(dt), {0, 0});
+    // Box-Muller's log and cos may differ by an ulp between libm and CUDA's math library.
+    check_close(ng, nc, std::string("randn ") + name(dt), dt == kDouble ? Tolerance{1e-14, 1e-14} : Tolerance{1e-6, 0} );
+  }
+  for (ScalarType dt : kAllTypes) {
+    if (dt == kBool) continue;
+    manual_seed(99);
+    Tensor g = randint(-3, 100, {1000}, TensorOptions(dt == kUInt8 ? kInt16 : dt).device(kGpu));
+    manual_seed(99);
+    Tensor c = randint(-3, 100, {1000}, TensorOptions(dt == kUInt8 ? kInt16 : dt));
+    check_close(g, c, std::string("randint ") + name(dt), {0, 0});
+  }
+}
+
+TEST_CASE("cuda: unary ops match the CPU") {
+  EMBER_REQUIRE_GPU();
+  manual_seed(test_seed());
+  compare_unary("exp", Op::Exp, [](const Tensor& x) { return exp(x); });
+  compare_unary("log", Op::Log, [](const Tensor& x) { return log(x); }, 0.1, 4);
+  compare_unary("log1p", Op::Log1p, [](const Tensor& x) { return log1p(x); }, 0, 4);
+  compare_unary("expm1", Op::Expm1, [](const Tensor& x) { return expm1(x); });
+  compare_unary("sqrt", Op::Sqrt, [](const Tensor& x) { return sqrt(x); }, 0.1, 4);
+  compare_unary("rsqrt", Op::Rsqrt, [](const Tensor& x) { return rsqrt(x); }, 0.1, 4);
+  compare_unary("sin", Op::Sin, [](const Tensor& x) { return sin(x); });
+  compare_unary("cos", Op::Cos, [](const Tensor& x) { return cos(x); });
+  compare_unary("tan", Op::Tan, [](const Tensor& x) { return tan(x); }, -1, 1);
+  compare_unary("tanh", Op::Tanh, [](const Tensor& x) { return tanh(x); });
+  compare_unary("sigmoid", Op::Sigmoid, [](const Tensor& x) { return sigmoid(x); });
+  compare_unary("gelu", Op::Gelu, [](const Tensor& x) { return gelu(x); });
+  compare_unary("reciprocal", Op::Reciprocal, [](const Tensor& x) { return reciprocal(x); }, 0.5, 3);
+  compare_unary("neg", Op::Neg, [](const Tensor& x) { return neg(x); });
+  compare_unary("abs", Op::Abs, [](const Tensor& x) { return abs(x); });
+  compare_unary("sign", Op::Sign, [](const Tensor& x) { return sign(x); });
+  compare_unary("square", Op::Square, [](const Tensor& x) { return square(x); });
+  compare_unary("relu", Op::Relu, [](const Tensor& x) { return relu(x); });
+  compare_unary("floor", Op::Floor, [](const Tensor& x) { return floor(x); }, -20, 20);
+  compare_unary("ceil", Op::Ceil, [](const Tensor& x) { return ceil(x); }, -20, 20);
+  compare_unary("round", Op::Round, [](const Tensor& x) { return round(x); }, -20, 20);
+  compare_unary("trunc", Op::Trunc, [](const Tensor& x) { return trunc(x); }, -20, 20);
+  compare_unary("clamp", Op::Clamp, [](const Tensor& x) { return clamp(x, -1, 1); });
+  compare_unary("clamp_min", Op::Clamp, [](const Tensor& x) { return clamp_min(x, 0); });
+  compare_unary("clamp_max", Op::Clamp, [](const Tensor& x) { return clamp_max(x, 2); });
+  compare_unary("isnan", Op::IsNan, [](const Tensor& x) { return isnan(log(x.to(kFloat))); });
+  compare_unary("isinf", Op::IsInf, [](const Tensor& x) { return isinf(reciprocal(x.to(kFloat))); });
+  compare_unary("logical_not", Op::LogicalNot, [](const Tensor& x) { return logical_not(x); });
+}
+
+TEST_CASE("cuda: binary ops match the CPU, with broadcast and Scalar operands") {
+  EMBER_REQUIRE_GPU();
+  manual_seed(test_seed());
+  compare_binary("add", Op::Add, [](const Tensor& a, const Tensor& b) { return add(a, b); });
+  compare_binary("add alpha", Op::Sub, [](const Tensor& a, const Tensor& b) { return add(a, b, 3); });
+  compare_binary("sub", Op::Sub, [](const Tensor& a, const Tensor& b) { return sub(a, b); });
+  compare_binary("mul", Op::Mul, [](const Tensor& a, const Tensor& b) { return mul(a, b); });
+  compare_binary("div", Op::Div, [](const Tensor& a, const Tensor& b) { return div(a, b); });
+  compare_binary("remainder", Op::Remainder, [](const Tensor& a, const Tensor& b) { return remainder(a, b); });
+  compare_binary("pow", Op::Pow, [](const Tensor& a, const Tensor& b) { return pow(abs(a), b); });
+  compare_binary("maximum", Op::Maximum, [](const Tensor& a, const Tensor& b) { return maximum(a, b); });
+  compare_binary("minimum", Op::Minimum, [](const Tensor& a, const Tensor& b) { return minimum(a, b); });
+  compare_binary("atan2", Op::Atan2, [](const Tensor& a, const Tensor& b) { return atan2(a, b); });
+  compare_binary("eq", Op::Eq, [](const Tensor& a, const Tensor& b) { return eq(a, b); });
+  compare_binary("ne", Op::Ne, [](const Tensor& a, const Tensor& b) { return ne(a, b); });
+  compare_binary("lt", Op::Lt, [](const Tensor& a, const Tensor& b) { return lt(a, b); });
+  compare_binary("le", Op::Le, [](const Tensor& a, const Tensor& b) { return le(a, b); });
+  compare_binary("gt", Op::Gt, [](const Tensor& a, const Tensor& b) { return gt(a, b); });
+  compare_binary("ge", Op::Ge, [](const Tensor& a, const Tensor& b) { return ge(a, b); });
+  compare_binary("logical_and", Op::LogicalAnd, [](const Tensor& a, const Tensor& b) { return logical_and(a, b); });
+  compare_binary("logical_or", Op::LogicalOr, [](const Tensor& a, const Tensor& b) { return logical_or(a, b); });
+  compare_binary("logical_xor", Op::LogicalXor, [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); });
+  // Scalar operands (passed by value to the kernel), on both sides.
+  for (ScalarType dt : {kInt32, kHalf, kFloat, kDouble}) {
+    Tensor a = random_cpu({40, 50}, dt), ag = a.to(kGpu);
+    const std::string n = name(dt);
+    check_close(ag + 3, a + 3, "tensor + scalar " + n);
+    check_close(2 - ag, 2 - a, "scalar - tensor " + n);
+    check_close(mul(ag.t(), 5), mul(a.t(), 5), "strided tensor * scalar " + n);
+    check_close(gt(ag, 0), gt(a, 0), "tensor > scalar " + n);
+    check_close(pow(abs(ag), 2), pow(abs(a), 2), "pow scalar exponent " + n);
+  }
+}
+
+TEST_CASE("cuda: integer remainder by zero writes 0 on the GPU (the CPU throws)") {
+  EMBER_REQUIRE_GPU();
+  Tensor a = arange(1, 6, TensorOptions(kInt32).device(kGpu));
+  Tensor r = remainder(a, zeros({5}, TensorOptions(kInt32).device(kGpu)));
+  check_close(r, zeros({5}, TensorOptions(kInt32)), "remainder by zero", {0, 0});
+  CHECK_THROWS_AS(remainder(a.cpu(), zeros({5}, TensorOptions(kInt32))), InvalidArgument);
+}
+
+TEST_CASE("cuda: where, lerp, addcmul and addcdiv match the CPU") {
+  EMBER_REQUIRE_GPU();
+  manual_seed(test_seed());
+  for (ScalarType dt : kAllTypes) {
+    const std::string n = name(dt);
+    Tensor c = random_cpu({30, 41}, kBool), a = random_cpu({30, 41}, dt), b = random_cpu({30, 41}, dt);
+    Tensor cg = c.to(kGpu), ag = a.to(kGpu), bg = b.to(kGpu);
+    check_close(where(cg, ag, bg), where(c, a, b), "where " + n);
+    check_close(where(cg.t(), ag.t(), bg.t()), where(c.t(), a.t(), b.t()), "where strided " + n);
+    check_close(where(cg, ag, 1), where(c, a, 1), "where scalar " + n);
+    if (has_kernel(Op::Addcmul, kCUDA, dt)) {
+      Tensor s = random_cpu({30, 41}, dt), sg = s.to(kGpu);
+      check_close(addcmul(sg, ag, bg, 2), addcmul(s, a, b, 2), "addcmul " + n);
+      check_close(addcmul(sg.t(), ag.t(), bg.slice(0, 0, 1).t()), addcmul(s.t(), a.t(), b.slice(0, 0, 1).t()),
+                  "addcmul strided broadcast " + n);
+    }
+    if (in(kFloatTypes, dt)) {
+      Tensor w = random_cpu({30, 41}, dt, 0, 1), wg = w.to(kGpu);
+      check_close(lerp(ag, bg, 0.25), lerp(a, b, 0.25), "lerp scalar weight " + n);
+      check_close(lerp(ag, bg, wg), lerp(a, b, w), "lerp tensor weight " + n);
+      Tensor d = random_cpu({30, 41}, dt, 0.5, 2), dg = d.to(kGpu);
+      check_close(addcdiv(ag, bg, dg, 0.5), addcdiv(a, b, d, 0.5), "addcdiv " + n);
+    }
+  }
+}
+
+TEST_CASE("cuda: matmul through cuBLAS matches the CPU") {
+  EMBER_REQUIRE_GPU();
+  manual_seed(test_seed());
+  cuda::set_allow_tf32(false);
+  for (ScalarType dt : kFloatTypes) {
+    const std::string n = name(dt);
+    const Tolerance tol = dt == kDouble ? Tolerance{1e-10, 1e-10}
+                          : dt == kFloat ? Tolerance{1e-4, 1e-4}
+                                         : Tolerance{3e-2, 1e-1};
+    Tensor a = random_cpu({67, 45}, dt), b = random_cpu({45, 29}, dt);
+    Tensor ag = a.to(kGpu), bg = b.to(kGpu);
+    check_close(matmul(ag, bg), matmul(a, b), "matmul " + n, tol);
+    Tensor at = random_cpu({45, 67}, dt), bt = random_cpu({29, 45}, dt);
+    check_close(matmul(at.to(kGpu).t(), bt.to(kGpu).t()), matmul(at.t(), bt.t()), "matmul transposed " + n, tol);
+    check_close(matmul(ag, bt.to(kGpu).t()), matmul(a, bt.t()), "matmul B transposed " + n, tol);
+    Tensor ba = random_cpu({3, 67, 45}, dt), bb = random_cpu({3, 45, 29}, dt);
+    check_close(matmul(ba.to(kGpu), bb.to(kGpu)), matmul(ba, bb), "batched matmul " + n, tol);
+    check_close(matmul(ba.to(kGpu), bg), matmul(ba, b), "batched matmul, broadcast B " + n, tol);
+    check_close(matmul(ag, bb.to(kGpu)), matmul(a, bb), "batched matmul, broadcast A " + n, tol);
+  }
+  CHECK_THROWS_AS(matmul(ones({2, 2}, TensorOptions(kInt32).device(kGpu)), ones({2, 2}, TensorOptions(kInt32).device(kGpu))),
+                  NotImplemented);
+  cuda::set_allow_tf32(true);
+  Tensor a = random_cpu({256, 256}, kFloat), b = random_cpu({256, 256}, kFloat);
+  check_close(matmul(a.to(kGpu), b.to(kGpu)), matmul(a, b), "matmul tf32", {2e-2, 5e-2});
+  cuda::set_allow_tf32(false);
+}
+
+TEST_CASE("cuda: streams, stream guards and events") {
+  EMBER_REQUIRE_GPU();
+  CHECK(cuda::is_available());
+  CHECK(cuda::current_stream(0).handle() == nullptr);  // the default stream
+  cuda::Stream s = cuda::new_stream(0);
+  CHECK(s.handle() != nullptr);
+  CHECK(s.device_index() == 0);
+  Tensor x = rand({1 << 20}).to(kGpu);
+  cuda::Event start, end;
+  Tensor y;
+  {
+    cuda::StreamGuard guard(s);
+    CHECK(cuda::current_stream(0) == s);
+    start.record(s);
+    y = x * 2 + 1;
+    end.record(s);
+  }
+  CHECK(cuda::current_stream(0).handle() == nullptr);  // restored
+  end.synchronize();
+  CHECK(end.query());
+  CHECK(s.query());
+  CHECK(start.elapsed_ms(end) >= 0);
+  s.synchronize();
+  check_close(y, x.cpu() * 2 + 1, "work on a side stream");
+  cuda::synchronize();
+  cuda::synchronize(0);
+  CHECK_THROWS_AS(cuda::current_stream(cuda::device_count()), InvalidArgument);
+  cuda::Event unrecorded;
+  CHECK(unrecorded.query());
+  CHECK_THROWS_AS(unrecorded.elapsed_ms(end), InvalidArgument);
+}
+
+TEST_CASE("cuda: device info is filled in") {
+  EMBER_REQUIRE_GPU();
+  auto devs = list_physical_devices(kCUDA);
+  REQUIRE(int(devs.size()) == cuda::device_count());
+  CHECK_FALSE(devs[0].name.empty());
+  CHECK(devs[0].memory_total > devs[0].memory_limit);
+  CHECK(devs[0].cc_major >= 5);
+  CHECK(devs[0].multiprocessors > 0);
+  CHECK(devs[0].pci_bus_id.size() >= 7);
+}
