@@ -16,4 +16,14 @@ class EMBER_API RawAllocator {
   virtual void deallocate(void* ptr, size_t bytes) = 0;
 };
 
+/// Events on a backend's streams, so its caching allocator can tell when a block freed
+/// while in use on other streams (Tensor::record_stream) may be reused.
+class EMBER_API StreamEvents {
+ public:
+  virtual ~StreamEvents() = default;
+  virtual void* record(void* stream) = 0;  // records an event on stream, returns it
+  virtual bool query(void* event) = 0;     // true when the event has completed
+  virtual void destroy(void* event) = 0;
+};
+
 }  // namespace ember

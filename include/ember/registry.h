@@ -23,6 +23,7 @@
 namespace ember {
 
 class RawAllocator;
+class StreamEvents;
 
 #define EMBER_FORALL_OPS(_)                                                                 \
   /* elementwise: nullary */                                                                \
@@ -108,6 +109,11 @@ class EMBER_API Backend {
                           size_t nbytes, bool non_blocking) = 0;
   /// Waits for the device's outstanding work.
   virtual void synchronize(int index) { (void)index; }
+  /// Events for the caching allocator's stream bookkeeping (nullptr: no streams).
+  virtual StreamEvents* stream_events(int index) {
+    (void)index;
+    return nullptr;
+  }
   /// Stream to tag allocations with on this device (nullptr: there are no streams).
   virtual void* current_stream(int index) {
     (void)index;

@@ -106,7 +106,7 @@ class CudaBackend final : public Backend {
   }
 
   /// The events the caching allocator of physical device `index` uses for cross-stream reuse.
-  StreamEvents* stream_events(int index) {
+  StreamEvents* stream_events(int index) override {
     index = cuda_checked_device(index, "cuda stream_events");
     std::call_once(once_, [this] { make_per_device(); });
     return events_[index].get();

@@ -30,10 +30,13 @@ Tensor move_to_device(const Tensor& t, DeviceEntry& dst) {
   Tensor out = empty_on(t.sizes(), t.dtype(), dst);
   const size_t nbytes = src.nbytes();
   if (nbytes == 0) return out;
-  const Device sd = src.device(), dd = dst.device;
-  if (sd.is_cpu() && dd.is_cpu()) {
+  if (src.device().is_cpu() && dst.device.is_cpu()) {
     std::memcpy(out.data_ptr(), src.data_ptr(), nbytes);
   } else {
+    // Backends know physical devices: name both sides by their physical index.
+    DeviceEntry* se = find_device(src.device());
+    const Device sd(src.device().type(), se ? se->physical_index : src.device().index());
+    const Device dd(dst.device.type(), dst.physical_index);
     Backend* b = backend_for(dd.is_cpu() ? sd.type() : dd.type());
     EMBER_CHECK_ARG(b != nullptr, "to: no backend is registered for {}", (dd.is_cpu() ? sd : dd).str());
     b->copy_bytes(out.data_ptr(), dd, src.data_ptr(), sd, nbytes, false);

@@ -18,14 +18,7 @@
 
 namespace ember::detail {
 
-/// Stream events, implemented by the CUDA backend; null for devices without streams.
-class StreamEvents {
- public:
-  virtual ~StreamEvents() = default;
-  virtual void* record(void* stream) = 0;  // records an event on stream, returns it
-  virtual bool query(void* event) = 0;     // true when the event has completed
-  virtual void destroy(void* event) = 0;
-};
+using ember::StreamEvents;
 
 class CachingAllocator {
  public:
