@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ember_bench {
 
@@ -28,6 +29,9 @@ Implementation bound_implementation();
 /// The caching allocator's cached allocate+free pair vs malloc/free.
 void allocator_cached_pair(benchmark::State& state);
 void malloc_free_pair(benchmark::State& state);
+/// GPU cases (ember vs cuBLAS / copy bound) when a CUDA device is present.
+void register_gpu_cases(bool short_run);
+std::vector<std::string> gpu_case_names(bool short_run);
 /// Threads each side uses (stated in the report).
 int bench_threads();
 

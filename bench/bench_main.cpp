@@ -25,6 +25,10 @@ struct Row {
   double ns[3] = {0, 0, 0};  // ember, libtorch, bound (median ns per op; 0 = not run)
 };
 
+double to_ns(benchmark::TimeUnit u) {
+  return u == benchmark::kSecond ? 1e9 : u == benchmark::kMillisecond ? 1e6 : u == benchmark::kMicrosecond ? 1e3 : 1;
+}
+
 // Collects the median of each benchmark's repetitions.
 class Collector : public benchmark::ConsoleReporter {
  public:
@@ -33,7 +37,7 @@ class Collector : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs)
       if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")
-        median_ns[r.run_name.function_name] = r.GetAdjustedRealTime();  // time unit set to ns
+        median_ns[r.run_name.function_name] = r.GetAdjustedRealTime() * to_ns(r.time_unit);
   }
 };
 
@@ -91,6 +95,8 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("allocator pair | ember", allocator_cached_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   benchmark::RegisterBenchmark("allocator pair | bound", malloc_free_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   rows.push_back(Row{"allocator pair"});
+  register_gpu_cases(short_run);
+  for (const std::string& name : gpu_case_names(short_run)) rows.push_back(Row{name});
 
   std::printf("ember_bench: %d thread(s) for ember%s; median of %s repetitions\n", bench_threads(),
               have_torch ? " and libtorch" : " (libtorch not found: no side-by-side column)", short_run ? "3" : "9");
