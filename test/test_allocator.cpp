@@ -663,3 +663,35 @@ TEST_CASE("allocator: the CPU raw allocator returns 64-byte aligned memory") {
     release(a, m);
   }
 }
+
+TEST_CASE("allocator: recently freed small blocks serve exact-size requests and merge when needed") {
+  FakeRaw raw;
+  CachingAllocator a(kDev0, &raw, 1024 * MiB, 2 * MiB);  // one small segment is all there is
+  void* ctx = nullptr;
+  void* first = a.allocate(1000, nullptr, &ctx);
+  CachingAllocator::free(ctx, first);
+  for (int i = 0; i < 100; ++i) {  // a loop of same-size temporaries: no stats() in between
+    void* p = a.allocate(1000, nullptr, &ctx);
+    CHECK(p == first);
+    CachingAllocator::free(ctx, p);
+  }
+  // Eight parked blocks of different sizes, then a request that needs them merged.
+  std::vector<std::pair<void*, void*>> held;
+  for (int i = 1; i <= 8; ++i) {
+    void* c = nullptr;
+    void* p = a.allocate(size_t(i) * 4 * KiB, nullptr, &c);
+    held.push_back({p, c});
+  }
+  for (auto& [p, c] : held) CachingAllocator::free(c, p);
+  void* big_ctx = nullptr;
+  void* big = a.allocate(2 * MiB - 512, nullptr, &big_ctx);  // only the whole merged segment fits
+  CHECK(big != nullptr);
+  CachingAllocator::free(big_ctx, big);
+  auto s = a.stats();
+  CHECK(raw.calls == 1);
+  CHECK(s.num_allocs == 110);
+  CHECK(s.num_frees == 110);
+  CHECK(s.allocated_bytes == 0);
+  CHECK(s.largest_free_block == 2 * MiB);
+  CHECK(s.num_ooms == 0);
+}

@@ -70,7 +70,8 @@ TEST_CASE("crosscheck: binary ops with type promotion over every dtype pair") {
 
 TEST_CASE("crosscheck: unary ops and rounding") {
   ember::manual_seed(12);
-  for (ember::ScalarType x : {ember::kFloat, ember::kDouble, ember::kInt32, ember::kHalf}) {
+  // (libtorch 1.13 has no CPU exp/sqrt for Half, so Half is covered by the binary test.)
+  for (ember::ScalarType x : {ember::kFloat, ember::kDouble, ember::kInt32}) {
     Pair a = make({5, 3}, x, 0.1, 4);
     check_same(ember::exp(a.e), torch::exp(a.t), tol_for(ember::exp(a.e).dtype()));
     check_same(ember::sqrt(a.e), torch::sqrt(a.t), tol_for(ember::sqrt(a.e).dtype()));
@@ -90,16 +91,16 @@ TEST_CASE("crosscheck: reductions") {
   for (ember::ScalarType x : {ember::kFloat, ember::kDouble, ember::kInt64, ember::kBool}) {
     Pair a = make({4, 5, 6}, x);
     check_same(a.e.sum(), a.t.sum());
-    check_same(a.e.sum({0, 2}), a.t.sum({0, 2}));
+    check_same(a.e.sum({0, 2}), a.t.sum(std::vector<int64_t>{0, 2}));
     check_same(a.e.sum(1, true), a.t.sum(1, true));
     check_same(a.e.amax(-1), a.t.amax(-1));
-    check_same(a.e.argmax(1), a.t.argmax(1));
+    if (x != ember::kBool) check_same(a.e.argmax(1), a.t.argmax(1));  // libtorch 1.13: no bool argmax
     check_same(a.e.all(), a.t.all());
     check_same(a.e.any(1), a.t.any(1));
     if (ember::is_floating_point(x)) {
       check_same(a.e.mean(), a.t.mean());
       check_same(a.e.var(1), a.t.var(1));
-      check_same(a.e.std({0, 1}, false), a.t.std({0, 1}, false));
+      check_same(a.e.std({0, 1}, false), a.t.std(std::vector<int64_t>{0, 1}, false));
       check_same(a.e.norm(), a.t.norm());
       check_same(a.e.logsumexp({2}), a.t.logsumexp({2}));
       check_same(a.e.softmax(1), a.t.softmax(1));

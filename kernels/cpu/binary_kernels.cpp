@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cpu/cpu_loops.h"
+#include "cpu/streaming_f32.h"
 #include "core/dtype_dispatch.h"
 #include "cpu/register_cpu.h"
 
@@ -36,6 +37,16 @@ void add_sub_kernel(const ElementwiseArgs& a) {
       elementwise_kernel<T, T, T>(a, [](bool x, bool y) -> bool { return x || y; });
     } else {
       const M alpha = M(Sign) * param_as<M>(a.param[0]);
+#if defined(__SSE2__)
+      if constexpr (std::is_same_v<T, float>) {
+        if (alpha == 1.0f && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_add_ps(x, y); },
+                                                      [](float x, float y) { return x + y; }))
+          return;
+        if (alpha == -1.0f && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_sub_ps(x, y); },
+                                                       [](float x, float y) { return x - y; }))
+          return;
+      }
+#endif
       if (alpha == M(1)) elementwise_kernel<T, T, T>(a, [](M x, M y) -> M { return x + y; });
       else if (alpha == M(-1)) elementwise_kernel<T, T, T>(a, [](M x, M y) -> M { return x - y; });
       else elementwise_kernel<T, T, T>(a, [alpha](M x, M y) -> M { return x + alpha * y; });
@@ -44,6 +55,11 @@ void add_sub_kernel(const ElementwiseArgs& a) {
 }
 
 void mul_kernel(const ElementwiseArgs& a) {
+#if defined(__SSE2__)
+  if (a.dtype == kFloat && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_mul_ps(x, y); },
+                                                    [](float x, float y) { return x * y; }))
+    return;
+#endif
   same_type_binary(a, [](auto x, auto y) {
     if constexpr (std::is_same_v<decltype(x), bool>) return bool(x && y);
     else return decltype(x)(x * y);
