@@ -28,7 +28,9 @@ int main() {
   std::cout << "batch of 8 rows over " << devices.size() << " devices (tensor_split: uneven parts, first larger):\n";
   Tensor out = make_parallel(model, devices, {batch});
   std::cout << out << "\n";
+  std::cout << "the same batch on one device:\n";
+  const bool same = allclose(out, model({batch}));
   std::cout << "concatenated on " << out.device().tf_str() << "; matches the single-device result: "
-            << (allclose(out, model({batch})) ? "yes" : "no") << "\n";
+            << (same ? "yes" : "no") << "\n";
   return 0;
 }
