@@ -151,7 +151,6 @@ DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype) {
 }
 
 DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype, const char* log_name) {
-  const char* name = log_name ? log_name : op_name(op);
   DeviceEntry* target = nullptr;
   Device s(kCPU, 0);
   if (scope_device(&s)) {
@@ -174,12 +173,13 @@ DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype, const char
                     "{}: expected all tensors to be on the same device, but found at least two devices, "
                     "{} ({}) and {} ({}); move them with .to(device), use a DeviceScope, or "
                     "set_placement(Placement::PreferAccelerator)",
-                    name, d.tf_str(), d.str(), di.tf_str(), di.str());
+                    log_name ? log_name : op_name(op), d.tf_str(), d.str(), di.tf_str(), di.str());
       }
       target = &require_device(d, op, dtype);
     }
   }
   const bool log = g_log_placement.load(std::memory_order_relaxed) && !t_quiet;
+  const char* name = log && !log_name ? op_name(op) : log_name;  // only read when logging
   // `inputs` is the front-end's own array of handles: a failed copy leaves the user's
   // tensors where they were.
   for (int i = 0; i < n; ++i) {
