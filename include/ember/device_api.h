@@ -57,7 +57,9 @@ EMBER_API void set_default_device(Device device);
 
 enum class Placement {
   FollowInputs,       // an op runs where its tensor inputs live (libtorch)
-  PreferAccelerator,  // an unscoped op runs on gpu:0 when it exists and has a kernel there (TF)
+  PreferAccelerator,  // TF: an unscoped op whose inputs are on the CPU (and a creation op, when the
+                      // default device is cpu:0) runs on gpu:0, else on device 0 of a registered
+                      // PrivateUse1 backend, when it exists and has a kernel there
 };
 EMBER_API void set_placement(Placement policy);
 EMBER_API Placement placement();

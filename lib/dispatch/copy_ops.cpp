@@ -18,8 +18,9 @@ DeviceEntry& existing_device(Device d, const char* op) {
   Device r = resolve_index(d);
   DeviceEntry* e = find_device(r);
   EMBER_CHECK_ARG(e != nullptr,
-                  "{}: Could not satisfy explicit device specification '{}': the device does not exist",
-                  op, r.tf_str());
+                  "{}: Could not satisfy explicit device specification '{}': the device does not exist; "
+                  "available devices: {}",
+                  op, r.tf_str(), available_devices());
   return *e;
 }
 }  // namespace

@@ -38,7 +38,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     total += t.size(d);
   }
   std::vector<Tensor> placed(tensors);
-  detail::DeviceEntry& dev = detail::place_op(Op::Copy, placed.data(), int(placed.size()), rt.get());
+  detail::DeviceEntry& dev = detail::place_op(Op::Copy, placed.data(), int(placed.size()), rt.get(), "ConcatV2");
   SizesVector shape(ref->sizes());
   shape[d] = total;
   Tensor out = detail::empty_on(shape, rt.get(), dev);
@@ -70,19 +70,22 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor add_n(const std::vector<Tensor>& tensors) {
   EMBER_CHECK_ARG(!tensors.empty(), "add_n: expected a non-empty list of Tensors");
+  detail::ResultType rt;
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK_ARG(tensors[i].defined(), "add_n: undefined tensor at entry {}", i);
     EMBER_CHECK_ARG(tensors[i].sizes() == tensors[0].sizes(),
                     "add_n: all inputs must have the same shape, but entry 0 is {} and entry {} is {}",
                     shape_str(tensors[0].sizes()), i, shape_str(tensors[i].sizes()));
+    rt.add(tensors[i]);
   }
-  // tf.add_n: the sum lands on the current device; inputs are copied there as needed.
-  const Device target = current_device();
-  Tensor acc = tensors[0].to(target, false, true);
-  for (size_t i = 1; i < tensors.size(); ++i) {
-    DeviceScope scope(acc.device());
-    acc.add_(tensors[i]);
-  }
+  // tf.add_n: one op, placed like any other (scope, policy, inputs); inputs elsewhere are
+  // copied to its device. It logs once, as "AddN", not once per inner add.
+  std::vector<Tensor> placed(tensors);
+  detail::DeviceEntry& dev = detail::place_op(Op::Add, placed.data(), int(placed.size()), rt.get(), "AddN");
+  detail::QuietPlacementLog quiet;
+  DeviceScope scope(dev.device);  // soft placement may have chosen another device than the scope's
+  Tensor acc = placed[0].to(dev.device, rt.get(), false, true);
+  for (size_t i = 1; i < placed.size(); ++i) acc.add_(placed[i]);
   return acc;
 }
 

@@ -52,10 +52,20 @@ const char* op_name(Op op) {
 }
 
 namespace {
+const char* family_kernel_name(OpFamily f) {
+  switch (f) {
+    case OpFamily::Elementwise: return "ElementwiseKernel";
+    case OpFamily::Reduce: return "ReduceKernel";
+    case OpFamily::Dim: return "DimKernel";
+    case OpFamily::Matmul: return "MatmulKernel";
+  }
+  return "?";
+}
+
 void put(Op op, DeviceType type, void* fn, DtypeSet dtypes, OpFamily family) {
   EMBER_CHECK_ARG(op < Op::kNumOps, "register_kernel: op {} is out of range", static_cast<int>(op));
-  EMBER_CHECK_ARG(op_family(op) == family,
-                  "register_kernel: {} takes a kernel of another family than the one given", op_name(op));
+  EMBER_CHECK_ARG(op_family(op) == family, "register_kernel: {} takes a kernel of type {}, but one of type {} was given", op_name(op),
+                  family_kernel_name(op_family(op)), family_kernel_name(family));
   EMBER_CHECK_ARG(fn != nullptr, "register_kernel: null kernel for {}", op_name(op));
   detail::g_kernel_table[static_cast<int>(op)][static_cast<int>(type)] = {fn, dtypes.bits()};
 }

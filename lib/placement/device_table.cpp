@@ -185,8 +185,10 @@ void split_logical(Device physical, int count, const std::vector<size_t>& limits
   std::vector<DeviceEntry*> current;
   for (int i = 0; i < n; ++i) current.push_back(tt.entries[i].load());
   bool found = false;
+  for (DeviceEntry* e : current) found = found || e->physical_index == physical.index();
+  EMBER_CHECK_ARG(found, "set_logical_devices: physical device {} ({}) does not exist; {} device(s) of that type",
+                  physical.tf_str(), physical.str(), n);
   for (DeviceEntry* e : current) {
-    found = found || e->physical_index == physical.index();
     // Renumbering would rename devices tensors already live on, so every device of the
     // type must be unused (TensorFlow: devices cannot be modified after initialization).
     EMBER_CHECK_ARG(!e->used && !e->allocator->used(),
@@ -194,8 +196,6 @@ void split_logical(Device physical, int count, const std::vector<size_t>& limits
                     "configured before the first allocation or op on a device of that type",
                     e->device.tf_str(), e->device.str());
   }
-  EMBER_CHECK_ARG(found, "set_logical_devices: physical device {} ({}) does not exist; {} device(s) of that type",
-                  physical.tf_str(), physical.str(), n);
   std::vector<DeviceEntry*> next;
   int index = 0;
   bool done = false;

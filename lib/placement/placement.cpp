@@ -2,9 +2,12 @@
 // An op's device is chosen in this order (API.md section 5):
 //  1. Inside a DeviceScope: the scope's device; inputs elsewhere are copied there.
 //  2. Outside: creation ops use the default device; other ops run where their inputs
-//     live. PreferAccelerator sends them to gpu:0 when it exists and has a kernel;
-//     FollowInputs rejects inputs on two devices (a 0-dim CPU tensor may join any device,
-//     as in libtorch).
+//     live. PreferAccelerator sends ops whose inputs are on the CPU (and creation ops,
+//     when the default device is cpu:0) to the accelerator: gpu:0, else device 0 of a
+//     registered PrivateUse1 backend (TF ranks a PluggableDevice above the CPU the same
+//     way), when it exists and has a kernel; inputs already on an accelerator stay there.
+//     FollowInputs rejects inputs on two devices (a 0-dim CPU tensor may join any
+//     device, as in libtorch).
 //  3. A requested device that does not exist is InvalidArgument, unless soft placement
 //     is on: then the same type's lowest index, else cpu:0 (also when the op has no
 //     kernel for the device type).
@@ -37,6 +40,8 @@ struct ScopeStack {
   int16_t indices[kMaxScopeDepth];
 };
 thread_local ScopeStack t_scopes __attribute__((tls_model("initial-exec")));
+// Depth of QuietPlacementLog guards on this thread; read only when logging is on.
+thread_local int t_quiet __attribute__((tls_model("initial-exec")));
 
 std::atomic<Placement> g_policy{Placement::FollowInputs};
 std::atomic<bool> g_soft_placement{false};
@@ -51,17 +56,10 @@ std::function<void(const std::string&)>& sink() {
 }
 
 void emit(const std::string& line) {
+  if (t_quiet) return;
   std::lock_guard<std::mutex> lock(g_sink_mutex);
   if (sink()) sink()(line);
   else std::fprintf(stderr, "%s\n", line.c_str());
-}
-
-std::string available_devices() {
-  std::string s;
-  for (int t = 0; t < kNumDeviceTypes; ++t)
-    for (DeviceEntry* e : devices_of(static_cast<DeviceType>(t)))
-      s += (s.empty() ? "" : ", ") + e->device.tf_str();
-  return s;
 }
 
 // Soft placement's fallback: the same type's lowest index, else cpu:0.
@@ -81,6 +79,14 @@ Device default_device() {
 
 std::atomic<bool> g_log_placement{false};
 
+std::string available_devices() {
+  std::string s;
+  for (int t = 0; t < kNumDeviceTypes; ++t)
+    for (DeviceEntry* e : devices_of(static_cast<DeviceType>(t)))
+      s += (s.empty() ? "" : ", ") + e->device.tf_str();
+  return s;
+}
+
 bool scope_device(Device* out) {
   const ScopeStack& s = t_scopes;
   if (!s.depth) return false;
@@ -90,8 +96,10 @@ bool scope_device(Device* out) {
 
 Device resolve_index(Device device) {
   if (device.has_index()) return device;
-  Device d(kCPU, 0);
-  if (scope_device(&d) && d.type() == device.type() && d.has_index()) return d;
+  // The innermost scope of that type, then the default device, then index 0.
+  const ScopeStack& s = t_scopes;
+  for (int i = s.depth - 1; i >= 0; --i)
+    if (s.types[i] == device.type()) return Device(s.types[i], s.indices[i]);
   Device def = default_device();
   if (def.type() == device.type() && def.has_index()) return def;
   return Device(device.type(), 0);
@@ -122,17 +130,27 @@ DeviceEntry& place_creation(const TensorOptions& options, Op op) {
   if (scope_device(&s)) return require_device(s, op, dtype);
   Device def = default_device();
   if (g_policy.load(std::memory_order_relaxed) == Placement::PreferAccelerator && def == Device(kCPU, 0))
-    if (DeviceEntry* g = find_device(Device(kCUDA, 0)); g && has_kernel(op, kCUDA, dtype)) return *g;
+    if (DeviceEntry* g = preferred_accelerator(op, dtype)) return *g;
   return require_device(def, op, dtype);
 }
 
+DeviceEntry* preferred_accelerator(Op op, ScalarType dtype) {
+  for (DeviceType type : {kCUDA, kPrivateUse1})
+    if (DeviceEntry* e = find_device(Device(type, 0)); e && has_kernel(op, type, dtype)) return e;
+  return nullptr;
+}
+
 namespace {
-void log_copy(Op op, int i, Device from, Device to) {
-  emit(fmt::format("Copying input {} of {} from {} to {}", i, op_name(op), from.tf_str(), to.tf_str()));
+void log_copy(const char* name, int i, Device from, Device to) {
+  emit(fmt::format("Copying input {} of {} from {} to {}", i, name, from.tf_str(), to.tf_str()));
 }
 }  // namespace
 
 DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype) {
+  return place_op(op, inputs, n, dtype, nullptr);
+}
+
+DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype, const char* log_name) {
   // Fast path (no scope, FollowInputs, all inputs on one existing device with a kernel).
   if (__builtin_expect(t_scopes.depth == 0 && g_policy.load(std::memory_order_relaxed) == Placement::FollowInputs &&
                            !g_log_placement.load(std::memory_order_relaxed),
@@ -159,9 +177,8 @@ DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype) {
         break;
       }
     Device d = inputs[lead].device();
-    if (g_policy.load(std::memory_order_relaxed) == Placement::PreferAccelerator && !d.is_cuda()) {
-      if (DeviceEntry* g = find_device(Device(kCUDA, 0)); g && has_kernel(op, kCUDA, dtype)) target = g;
-    }
+    if (g_policy.load(std::memory_order_relaxed) == Placement::PreferAccelerator && d.is_cpu())
+      target = preferred_accelerator(op, dtype);
     if (!target) {
       for (int i = 0; i < n; ++i) {
         Device di = inputs[i].device();
@@ -169,24 +186,32 @@ DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype) {
                     "{}: expected all tensors to be on the same device, but found at least two devices, "
                     "{} ({}) and {} ({}); move them with .to(device), use a DeviceScope, or "
                     "set_placement(Placement::PreferAccelerator)",
-                    op_name(op), d.tf_str(), d.str(), di.tf_str(), di.str());
+                    log_name ? log_name : op_name(op), d.tf_str(), d.str(), di.tf_str(), di.str());
       }
       target = &require_device(d, op, dtype);
     }
   }
-  const bool log = g_log_placement.load(std::memory_order_relaxed);
+  const bool log = g_log_placement.load(std::memory_order_relaxed) && !t_quiet;
+  const char* name = log && !log_name ? op_name(op) : log_name;  // only read when logging
+  // `inputs` is the front-end's own array of handles: a failed copy leaves the user's
+  // tensors where they were.
   for (int i = 0; i < n; ++i) {
-    if (inputs[i].device() == target->device) continue;
-    if (log) log_copy(op, i, inputs[i].device(), target->device);
+    if (!inputs[i].defined() || inputs[i].device() == target->device) continue;
+    if (log) log_copy(name, i, inputs[i].device(), target->device);
     inputs[i] = inputs[i].to(target->device);
   }
-  if (log) log_op(op, *target);
+  if (log) log_op(name, *target);
   return *target;
 }
 
-void log_op(Op op, const DeviceEntry& entry) {
-  emit(fmt::format("Executing op {} in device {}", op_name(op), entry.device.tf_str()));
+void log_op(Op op, const DeviceEntry& entry) { log_op(op_name(op), entry); }
+
+void log_op(const char* name, const DeviceEntry& entry) {
+  emit(fmt::format("Executing op {} in device {}", name, entry.device.tf_str()));
 }
+
+QuietPlacementLog::QuietPlacementLog() { ++t_quiet; }
+QuietPlacementLog::~QuietPlacementLog() { --t_quiet; }
 
 }  // namespace detail
 
@@ -194,7 +219,7 @@ DeviceScope::DeviceScope(Device device) {
   detail::ScopeStack& s = detail::t_scopes;
   EMBER_CHECK_ARG(s.depth < detail::kMaxScopeDepth, "DeviceScope: more than {} nested scopes",
                   detail::kMaxScopeDepth);
-  // A scope without an index keeps the enclosing scope's index of that type (TF merges).
+  // A scope without an index takes the index of the innermost enclosing scope of that type.
   if (!device.has_index()) device = detail::resolve_index(device);
   s.types[s.depth] = device.type();
   s.indices[s.depth] = int16_t(device.index());
