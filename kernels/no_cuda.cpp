@@ -21,19 +21,19 @@ bool allow_tf32() { return g_allow_tf32; }
 
 void Stream::synchronize() const {}
 bool Stream::query() const { return true; }
-Stream current_stream(int) { EMBER_THROW(InvalidArgument, "cuda::current_stream: ember was built without CUDA"); }
-Stream new_stream(int) { EMBER_THROW(InvalidArgument, "cuda::new_stream: ember was built without CUDA"); }
+Stream current_stream(int) { EMBER_THROW(InvalidArgument, "cuda::current_stream: no CUDA device is available (ember was built without CUDA)"); }
+Stream new_stream(int) { EMBER_THROW(InvalidArgument, "cuda::new_stream: no CUDA device is available (ember was built without CUDA)"); }
 StreamGuard::StreamGuard(Stream stream) : previous_(stream) {
-  EMBER_THROW(InvalidArgument, "cuda::StreamGuard: ember was built without CUDA");
+  EMBER_THROW(InvalidArgument, "cuda::StreamGuard: no CUDA device is available (ember was built without CUDA)");
 }
 StreamGuard::~StreamGuard() = default;
 Event::Event() = default;
 Event::~Event() = default;
-void Event::record(Stream) { EMBER_THROW(InvalidArgument, "cuda::Event::record: ember was built without CUDA"); }
+void Event::record(Stream) { EMBER_THROW(InvalidArgument, "cuda::Event::record: no CUDA device is available (ember was built without CUDA)"); }
 void Event::synchronize() {}
 bool Event::query() { return true; }
 double Event::elapsed_ms(const Event&) {
-  EMBER_THROW(InvalidArgument, "cuda::Event::elapsed_ms: ember was built without CUDA");
+  EMBER_THROW(InvalidArgument, "cuda::Event::elapsed_ms: no CUDA device is available (ember was built without CUDA)");
 }
 
 }  // namespace ember::cuda
