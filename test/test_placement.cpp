@@ -359,14 +359,18 @@ TEST_CASE("placement: a failed placement leaves its inputs where they were") {
     CHECK_THROWS_AS(add_n({a, b}), InvalidArgument);
   }
   CHECK_THROWS_AS(a + b, InvalidArgument);  // FollowInputs, two devices
-  {
-    // The op runs on npu:0 but writes into a tensor on npu:1: rejected after the
-    // inputs were copied, and a is untouched.
-    DeviceScope s("npu:0");
-    CHECK_THROWS_WITH(a.mul_(b), Contains("the output is on " + kNpu1));
-  }
   CHECK(a.device() == Device("npu:1"));
   CHECK(values(a) == std::vector<double>{1, 2});
+  CHECK(b.device() == Device(kCPU, 0));
+  CHECK(values(b) == std::vector<double>{5, 7});
+  {
+    // An in-place op runs where the tensor it writes lives (colocated, as TF does with
+    // variables): inside a scope for npu:0, a on npu:1 is updated there, b is copied.
+    DeviceScope s("npu:0");
+    a.mul_(b);
+  }
+  CHECK(a.device() == Device("npu:1"));
+  CHECK(values(a) == std::vector<double>{5, 14});
   CHECK(b.device() == Device(kCPU, 0));
   CHECK(values(b) == std::vector<double>{5, 7});
 }

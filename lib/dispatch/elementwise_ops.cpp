@@ -1,5 +1,7 @@
 #include "dispatch/elementwise_ops.h"
 
+#include <optional>
+
 #include "core/check.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/type_promotion.h"
@@ -70,6 +72,20 @@ void apply_params(ElementwiseArgs& args, const OpParams& p) {
   }
 }
 
+// In-place and out= ops run where the tensor they write lives, as TensorFlow colocates
+// ops on a variable with it: inside a scope for another device, a nested scope for the
+// output's device makes placement copy the inputs there instead of failing late.
+struct Colocate {
+  explicit Colocate(const Tensor* out) {
+    Device scoped(kCPU, 0);
+    // A scope naming a device that does not exist keeps its usual error (rule 3).
+    if (out && out->defined() && scope_device(&scoped) && scoped != out->device() &&
+        find_device(resolve_index(scoped)) != nullptr)
+      scope.emplace(out->device());
+  }
+  std::optional<DeviceScope> scope;
+};
+
 ScalarType compute_type(ScalarType common, ComputeType ct) {
   return ct == ComputeType::Floating ? to_floating(common) : common;
 }
@@ -88,6 +104,7 @@ Tensor run_unary(Op op, const Tensor& x, ComputeType ct, const OpParams& p, Tens
   const ScalarType compute = compute_type(x.dtype(), ct);
   const ScalarType out_dtype = ct == ComputeType::BoolOut ? kBool : compute;
   Tensor in = x;
+  Colocate colocate(out);
   DeviceEntry& dev = place_op(op, &in, 1, compute);
   auto kernel = lookup_kernel<ElementwiseKernel>(op, dev.device.type(), compute);
   in = cast_on_device(in, compute, dev);
@@ -111,6 +128,7 @@ Tensor binary_impl(Op op, Tensor (&ins)[2], const Scalar* scalar, int scalar_pos
   const ScalarType compute = compute_type(common, ct);
   const ScalarType out_dtype = ct == ComputeType::BoolOut ? kBool : compute;
   DeviceEntry* devp;
+  Colocate colocate(out);
   if (scalar) {
     Tensor& t = ins[1 - scalar_pos];
     devp = &place_op(op, &t, 1, compute);
