@@ -394,6 +394,9 @@ TEST_CASE("placement: rule 4, one log line per op and per automatic copy, TF's f
   CHECK(settings.take() == Lines{"Executing op Fill in device " + kCpu0});
   // exp(a + b) * 2 under a scope: Add copies both inputs, Exp and Mul run in place.
   Tensor x = tensor({0.5f, 1.0f}), y = tensor({0.5f, 0.0f});
+  // tensor(...) logs as TensorFlow's constants do.
+  CHECK(settings.take() == Lines{"Executing op _EagerConst in device " + kCpu0,
+                                 "Executing op _EagerConst in device " + kCpu0});
   Tensor r;
   {
     DeviceScope s("npu:1");

@@ -2,6 +2,7 @@
 // tensor(...) and from_blob. The device comes from the options, the scope or the default.
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/check.h"
@@ -171,15 +172,28 @@ Tensor scalar_tensor(const Scalar& value, const TensorOptions& o) {
 
 namespace detail {
 Tensor tensor_from_data(const void* data, ScalarType src_type, IntArrayRef sizes, const TensorOptions& o) {
-  // Wrap the caller's values as a CPU tensor, then convert dtype and move as the options say.
-  int64_t stride = 1;
-  Storage storage = Storage::adopt(new StorageImpl(const_cast<void*>(data), size_t(numel_of(sizes)) * element_size(src_type),
-                                                   Device(kCPU, 0), nullptr, nullptr));
-  Tensor src(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), src_type, sizes, IntArrayRef(&stride, 1), 0)));
+  // Wrap the caller's values as a host tensor (no allocation), convert the dtype into
+  // host memory of the target's own when it is a CPU device, else into a heap staging
+  // buffer that does not touch cpu:0's allocator, then move it.
+  auto wrap = [&](void* p, ScalarType t, DataDeleter deleter) {
+    Storage st = Storage::adopt(new StorageImpl(p, size_t(numel_of(sizes)) * element_size(t), Device(kCPU, 0),
+                                                deleter, nullptr));
+    return Tensor(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(st), t, sizes)));
+  };
+  Tensor src = wrap(const_cast<void*>(data), src_type, nullptr);
   DeviceEntry& dev = place_creation(o, Op::Copy);
-  Tensor out = empty_on(sizes, o.dtype(), *find_device(Device(kCPU, 0)));
-  copy_same_device(out, src);
-  return dev.device == out.device() ? out : out.to(dev.device);
+  if (g_log_placement.load(std::memory_order_relaxed)) log_op("_EagerConst", dev);
+  if (dev.device.is_cpu()) {
+    Tensor out = empty_on(sizes, o.dtype(), dev);
+    copy_same_device(out, src);
+    return out;
+  }
+  void* staging = std::malloc(std::max<size_t>(1, size_t(numel_of(sizes)) * element_size(o.dtype())));
+  EMBER_CHECK(staging != nullptr, OutOfMemory, "tensor: could not allocate {} bytes of host staging memory",
+              size_t(numel_of(sizes)) * element_size(o.dtype()));
+  Tensor host = wrap(staging, o.dtype(), [](void*, void* p) { std::free(p); });
+  copy_same_device(host, src);
+  return move_to_device(host, dev);
 }
 }  // namespace detail
 

@@ -39,4 +39,8 @@ void fill_tensor(const Tensor& t, const Scalar& value);
 /// dst <- src elementwise with broadcasting and dtype conversion; same device.
 void copy_same_device(const Tensor& dst, const Tensor& src);
 
+struct DeviceEntry;
+/// A contiguous copy of t (same dtype) on another device, through the backends' copies.
+Tensor move_to_device(const Tensor& t, DeviceEntry& dst);
+
 }  // namespace ember::detail
