@@ -36,8 +36,9 @@ class EMBER_API Tensor {
   // ---- metadata
   IntArrayRef sizes() const { return impl_->sizes_.ref(); }
   IntArrayRef strides() const { return impl_->strides_.ref(); }
-  int64_t size(int64_t dim) const;
-  int64_t stride(int64_t dim) const;
+  /// Negative dims wrap; out of range is InvalidArgument.
+  int64_t size(int64_t dim) const { return sizes()[wrap(dim, "size")]; }
+  int64_t stride(int64_t dim) const { return strides()[wrap(dim, "stride")]; }
   int64_t dim() const { return static_cast<int64_t>(impl_->sizes_.size()); }
   int64_t ndimension() const { return dim(); }
   int64_t numel() const { return impl_->numel_; }
@@ -233,6 +234,14 @@ class EMBER_API Tensor {
   bool equal(const Tensor& other) const;
 
  private:
+  size_t wrap(int64_t d, const char* what) const {
+    const int64_t n = dim();
+    const int64_t w = d < 0 ? d + n : d;
+    if (__builtin_expect(w < 0 || w >= n, 0)) throw_dim_out_of_range(d, what);
+    return size_t(w);
+  }
+  [[noreturn]] void throw_dim_out_of_range(int64_t d, const char* what) const;
+
   IntrusivePtr<TensorImpl> impl_;
 };
 

@@ -16,45 +16,57 @@ using detail::shape_str;
 
 namespace {
 
-// A 3-D operand [batch, rows, cols] as BLAS sees it, made contiguous if needed.
-Tensor blas_ready(const Tensor& t) {
-  const int64_t rs = t.stride(1), cs = t.stride(2), rows = t.size(1), cols = t.size(2);
-  const bool row_major = cs == 1 && rs >= std::max<int64_t>(cols, 1);
-  const bool col_major = rs == 1 && cs >= std::max<int64_t>(rows, 1);
-  if (row_major || col_major || rows <= 1 || cols <= 1) {
-    // Degenerate dims have arbitrary strides: normalise so BLAS sees a valid leading dim.
-    if (!(row_major || col_major)) return t.contiguous();
-    return t;
+// A matrix operand as BLAS reads it: [batch x] rows x cols with element strides, read
+// straight from a 2-D or 3-D tensor's metadata (no view objects on the hot path).
+struct MatOperand {
+  Tensor keep;  // the tensor, or its contiguous copy when BLAS cannot read its strides
+  const char* data = nullptr;
+  int64_t batch = 1, rows = 0, cols = 0, bs = 0, rs = 0, cs = 0;
+};
+
+MatOperand mat_operand(const Tensor& t) {
+  MatOperand m;
+  const size_t d = size_t(t.dim());
+  IntArrayRef sz = t.sizes(), st = t.strides();
+  m.batch = d == 3 ? sz[0] : 1;
+  m.rows = sz[d - 2], m.cols = sz[d - 1];
+  m.bs = d == 3 && m.batch > 1 ? st[0] : 0;
+  m.rs = st[d - 2], m.cs = st[d - 1];
+  // Size-1 dims may carry any stride: give them the one BLAS expects.
+  if (m.cols <= 1 && m.rs != 1) m.cs = 1;
+  if (m.rows <= 1) m.rs = m.cs == 1 ? std::max<int64_t>(m.cols, 1) : 1;
+  const bool row_major = m.cs == 1 && m.rs >= std::max<int64_t>(m.cols, 1);
+  const bool col_major = m.rs == 1 && m.cs >= std::max<int64_t>(m.rows, 1);
+  if (row_major || col_major) {
+    m.keep = t;
+  } else {
+    m.keep = t.contiguous();
+    m.rs = std::max<int64_t>(m.cols, 1), m.cs = 1;
+    m.bs = m.batch > 1 ? m.rows * m.cols : 0;
   }
-  return t.contiguous();
+  m.data = static_cast<const char*>(m.keep.data_ptr());
+  return m;
 }
 
-// c[b] = alpha * a[b] @ b[b] + beta * c[b]; a: [B, m, k], b: [B, k, n], c: [B, m, n] contiguous.
-void gemm(Op op, const Tensor& a0, const Tensor& b0, Tensor& c, double alpha, double beta, detail::DeviceEntry& dev) {
+// c[b] = alpha * a[b] @ b[b] + beta * c[b] for a contiguous c of shape [(batch,) m, n].
+void gemm(const Tensor& a0, const Tensor& b0, Tensor& c, double alpha, double beta, detail::DeviceEntry& dev) {
   auto kernel = detail::lookup_kernel<MatmulKernel>(Op::MatMul, dev.device.type(), a0.dtype());
-  Tensor a = blas_ready(a0), b = blas_ready(b0);
+  const MatOperand a = mat_operand(a0), b = mat_operand(b0);
   MatmulArgs args;
-  args.dtype = a.dtype();
-  args.batch = c.size(0);
-  args.m = c.size(1);
-  args.n = c.size(2);
-  args.k = a.size(2);
-  args.a = static_cast<const char*>(a.data_ptr());
-  args.b = static_cast<const char*>(b.data_ptr());
+  args.dtype = a0.dtype();
+  args.batch = std::max(a.batch, b.batch);
+  args.m = a.rows;
+  args.n = b.cols;
+  args.k = a.cols;
+  args.a = a.data;
+  args.b = b.data;
   args.c = static_cast<char*>(c.data_ptr());
-  for (int i = 0; i < 3; ++i) {
-    args.a_strides[i] = a.size(0) == 1 && i == 0 ? 0 : a.stride(i);
-    args.b_strides[i] = b.size(0) == 1 && i == 0 ? 0 : b.stride(i);
-    args.c_strides[i] = c.stride(i);
-  }
-  // Size-1 dims may carry any stride; give BLAS a consistent one.
-  if (args.m == 1) args.a_strides[1] = args.k, args.c_strides[1] = args.n;
-  if (args.k == 1) args.a_strides[2] = 1, args.b_strides[1] = args.n;
-  if (args.n == 1) args.b_strides[2] = 1;
+  args.a_strides[0] = a.bs, args.a_strides[1] = a.rs, args.a_strides[2] = a.cs;
+  args.b_strides[0] = b.bs, args.b_strides[1] = b.rs, args.b_strides[2] = b.cs;
+  args.c_strides[0] = args.m * args.n, args.c_strides[1] = std::max<int64_t>(args.n, 1), args.c_strides[2] = 1;
   args.alpha = alpha;
   args.beta = beta;
   args.allow_tf32 = cuda::allow_tf32();
-  (void)op;
   if (args.k == 0 && beta == 0) {
     c.zero_();
     return;
@@ -85,9 +97,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   EMBER_CHECK_ARG(p.a.size(1) == p.b.size(0),
                   "mm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", p.a.size(0), p.a.size(1),
                   p.b.size(0), p.b.size(1));
-  Tensor c = detail::empty_on({1, p.a.size(0), p.b.size(1)}, p.a.dtype(), *p.dev);
-  gemm(Op::MatMul, p.a.unsqueeze(0), p.b.unsqueeze(0), c, 1, 0, *p.dev);
-  return c.squeeze(0);
+  Tensor c = detail::empty_on({p.a.sizes()[0], p.b.sizes()[1]}, p.a.dtype(), *p.dev);
+  gemm(p.a, p.b, c, 1, 0, *p.dev);
+  return c;
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
@@ -97,7 +109,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
                   "bmm: batch1 and batch2 shapes cannot be multiplied ({} and {})", shape_str(p.a.sizes()),
                   shape_str(p.b.sizes()));
   Tensor c = detail::empty_on({p.a.size(0), p.a.size(1), p.b.size(2)}, p.a.dtype(), *p.dev);
-  gemm(Op::MatMul, p.a, p.b, c, 1, 0, *p.dev);
+  gemm(p.a, p.b, c, 1, 0, *p.dev);
   return c;
 }
 
@@ -136,10 +148,8 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
                   shape_str(prod.sizes()));
   // beta * c is added through the GEMM itself when c already has the product's layout.
   Tensor out = c.expand(prod.sizes()).to(prod.device()).contiguous().clone();
-  Tensor out3 = out.unsqueeze(0);
   detail::DeviceEntry& dev = *detail::find_device(out.device());
-  gemm(Op::MatMul, a.to(out.device()).unsqueeze(0), b.to(out.device()).unsqueeze(0), out3,
-       alpha.to_double(), beta.to_double(), dev);
+  gemm(a.to(out.device()), b.to(out.device()), out, alpha.to_double(), beta.to_double(), dev);
   return out;
 }
 
@@ -176,7 +186,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Tensor A3 = p.a.expand(ea).reshape({nb, m, k});
   Tensor B3 = p.b.expand(eb).reshape({nb, k, n});
   Tensor C = detail::empty_on({nb, m, n}, A.dtype(), *p.dev);
-  gemm(Op::MatMul, A3, B3, C, 1, 0, *p.dev);
+  gemm(A3, B3, C, 1, 0, *p.dev);
   SizesVector out_shape(batch);
   if (da > 1) out_shape.push_back(m);
   if (db > 1) out_shape.push_back(n);

@@ -75,8 +75,10 @@ bool view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes,
 
 }  // namespace
 
-int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+void Tensor::throw_dim_out_of_range(int64_t d, const char* what) const {
+  wrap_dim(d, dim(), what);  // throws the standard message
+  EMBER_THROW(InvalidArgument, "{}: dimension {} out of range for a {}-D tensor", what, d, dim());
+}
 
 Tensor Tensor::view(IntArrayRef shape) const {
   check_defined(*this, "view");
