@@ -126,6 +126,8 @@ class CudaBackend final : public Backend {
                                                    : cudaMemcpyDeviceToHost;
     CudaDeviceGuard guard(device);
     cudaStream_t stream = cuda_current_stream(device);
+    if (non_blocking && kind == cudaMemcpyHostToDevice)
+      return copy_host_to_device_async(dst, src, nbytes, device, stream);
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, kind, stream));
     if (!non_blocking) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
   }

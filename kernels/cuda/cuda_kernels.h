@@ -1,9 +1,15 @@
 #pragma once
 // Per-family registration functions of the CUDA backend (called by register_cuda_kernels).
 
-namespace ember::detail {
+#include <cstddef>
 
+#include <cuda_runtime.h>
+
+namespace ember {
 class StreamEvents;
+}
+
+namespace ember::detail {
 
 void register_cuda_unary_kernels();
 void register_cuda_binary_kernels();
@@ -13,5 +19,9 @@ void register_cuda_matmul_kernels();
 
 /// The cudaEvent-backed StreamEvents for the caching allocator of a physical GPU.
 StreamEvents* cuda_stream_events(int device);
+
+/// Host-to-device copy that returns at once: src is staged in pinned memory from a
+/// caching allocator whose block is reused only after the copy on `stream` completes.
+void copy_host_to_device_async(void* dst, const void* src, size_t nbytes, int device, cudaStream_t stream);
 
 }  // namespace ember::detail

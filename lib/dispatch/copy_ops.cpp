@@ -26,7 +26,7 @@ DeviceEntry& existing_device(Device d, const char* op) {
 }  // namespace
 
 /// A contiguous copy of t on another device (same dtype).
-Tensor move_to_device(const Tensor& t, DeviceEntry& dst) {
+Tensor move_to_device(const Tensor& t, DeviceEntry& dst, bool non_blocking) {
   Tensor src = t.contiguous();
   Tensor out = empty_on(t.sizes(), t.dtype(), dst);
   const size_t nbytes = src.nbytes();
@@ -40,7 +40,7 @@ Tensor move_to_device(const Tensor& t, DeviceEntry& dst) {
     const Device dd(dst.device.type(), dst.physical_index);
     Backend* b = backend_for(dd.is_cpu() ? sd.type() : dd.type());
     EMBER_CHECK_ARG(b != nullptr, "to: no backend is registered for {}", (dd.is_cpu() ? sd : dd).str());
-    b->copy_bytes(out.data_ptr(), dd, src.data_ptr(), sd, nbytes, false);
+    b->copy_bytes(out.data_ptr(), dd, src.data_ptr(), sd, nbytes, non_blocking);
   }
   return out;
 }
@@ -49,14 +49,13 @@ Tensor move_to_device(const Tensor& t, DeviceEntry& dst) {
 
 Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy) const {
   EMBER_CHECK_ARG(defined(), "to: undefined tensor");
-  (void)non_blocking;
   detail::DeviceEntry& dst = detail::existing_device(device, "to");
   if (dst.device == this->device() && dtype == this->dtype() && !copy) return *this;
   Tensor t = *this;
   if (dst.device != t.device()) {
     // Convert on the smaller side: narrowing before the transfer moves fewer bytes.
     if (ember::element_size(dtype) < ember::element_size(t.dtype())) t = t.to(dtype);
-    t = detail::move_to_device(t, dst);
+    t = detail::move_to_device(t, dst, non_blocking);
   }
   if (t.dtype() != dtype || (copy && t.is_same(*this))) {
     Tensor out = detail::empty_on(t.sizes(), dtype, dst);
@@ -95,12 +94,11 @@ Tensor Tensor::clone() const {
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   EMBER_CHECK_ARG(defined() && src.defined(), "copy_: undefined tensor");
-  (void)non_blocking;
   Tensor s = src;
   if (s.device() != device()) {
     detail::DeviceEntry* dst = detail::find_device(device());
     EMBER_CHECK_ARG(dst != nullptr, "copy_: device {} does not exist", device().tf_str());
-    s = detail::move_to_device(s, *dst);
+    s = detail::move_to_device(s, *dst, non_blocking);
   }
   detail::copy_same_device(*this, s);
   return *this;

@@ -41,6 +41,7 @@ void copy_same_device(const Tensor& dst, const Tensor& src);
 
 struct DeviceEntry;
 /// A contiguous copy of t (same dtype) on another device, through the backends' copies.
-Tensor move_to_device(const Tensor& t, DeviceEntry& dst);
+/// non_blocking: a host-to-device copy may return before it completes (CUDA semantics).
+Tensor move_to_device(const Tensor& t, DeviceEntry& dst, bool non_blocking = false);
 
 }  // namespace ember::detail
