@@ -10,6 +10,9 @@
 #include "cuda/cuda_context.h"
 #include "cuda/cuda_kernels.h"
 #include "ember/registry.h"
+#include "ember/tensor.h"
+#include "placement/device_table.h"
+#include "tensor/tensor_factory.h"
 
 namespace ember::detail {
 
@@ -17,11 +20,26 @@ namespace {
 
 constexpr int kMaxDevices = 64;
 
+// cuBLAS's workspace comes from ember's caching allocator (32 MiB, Hopper's advice), so
+// it shows in memory::stats and counts against the device's limit.
+constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+
+Tensor make_workspace(int device) {
+  for (DeviceEntry* e : devices_of(kCUDA))
+    if (e->physical_index == device) return empty_on({int64_t(kWorkspaceBytes)}, kUInt8, *e);
+  EMBER_THROW(InvalidArgument, "cuBLAS workspace: no CUDA device with physical index {}", device);
+}
+
 // Handles are never destroyed: a thread's exit may come after the CUDA context is gone.
 cublasHandle_t handle_for(int device) {
   thread_local std::array<cublasHandle_t, kMaxDevices> handles{};
+  thread_local std::array<Tensor, kMaxDevices> workspaces;
   cublasHandle_t& h = handles[device];
-  if (!h) EMBER_CUBLAS_CHECK(cublasCreate(&h));
+  if (!h) {
+    workspaces[device] = make_workspace(device);
+    EMBER_CUBLAS_CHECK(cublasCreate(&h));
+    EMBER_CUBLAS_CHECK(cublasSetWorkspace(h, workspaces[device].data_ptr(), kWorkspaceBytes));
+  }
   return h;
 }
 
