@@ -173,8 +173,6 @@ __global__ void reduce_partials_kernel(ReduceArgs a, R r, int64_t splits, const 
   }
 }
 
-/// Streaming multiprocessors of `device` (cached per device; 132 when unknown).
-int cuda_sm_count(int device);
 
 template <class T, class R>
 void launch_reduce(const ReduceArgs& a, const R& r) {
