@@ -1,9 +1,11 @@
 #pragma once
 // Per-family registration functions of the CUDA backend (called by register_cuda_kernels).
 
-namespace ember::detail {
+namespace ember {
+class StreamEvents;  // memory/caching_allocator.h; lives in ember, not ember::detail
+}
 
-class StreamEvents;
+namespace ember::detail {
 
 void register_cuda_unary_kernels();
 void register_cuda_binary_kernels();
