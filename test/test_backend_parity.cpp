@@ -256,7 +256,9 @@ std::vector<std::string> run_logged(const OpEntry& e, const Ctx& c, std::vector<
   return lines;
 }
 
+// Copy (to(), contiguous(), clone()) is a tensor method, not a placed op: it logs no line.
 bool mentions_op(const std::vector<std::string>& lines, Op op, const Device& d) {
+  if (op == Op::Copy) return true;
   const std::string want = std::string("Executing op ") + op_name(op) + " in device " + d.tf_str();
   for (const std::string& l : lines)
     if (l == want) return true;
