@@ -389,3 +389,129 @@ TEST_CASE("cuda: device info is filled in") {
   CHECK(devs[0].multiprocessors > 0);
   CHECK(devs[0].pci_bus_id.size() >= 7);
 }
+
+TEST_CASE("cuda: registered dtypes match the CPU's for reductions and along-dim ops") {
+  for (int i = static_cast<int>(Op::Sum); i < static_cast<int>(Op::MatMul); ++i) {
+    const Op op = static_cast<Op>(i);
+    for (ScalarType dt : kAllTypes) {
+      INFO(op_name(op) << " " << name(dt));
+      CHECK(has_kernel(op, kCUDA, dt) == has_kernel(op, kCPU, dt));
+    }
+  }
+}
+
+namespace {
+
+// Reductions sum in float on the GPU (double on the CPU): float results get a looser rtol.
+Tolerance reduce_tolerance(ScalarType t) {
+  switch (t) {
+    case kHalf: return {2e-2, 2e-2};
+    case kBFloat16: return {4e-2, 4e-2};
+    case kFloat: return {1e-4, 1e-4};
+    case kDouble: return {1e-10, 1e-10};
+    default: return {0, 0};
+  }
+}
+
+// Each reduction over: everything (the two-pass split), the inner dim (a warp per row),
+// the outer dim of a wide matrix (a thread per output), a short inner dim (a thread per
+// output), a transposed view and a dim list.
+void compare_reduce(const char* name, Op op, const std::function<Tensor(const Tensor&, std::optional<int64_t>)>& fn,
+                    double lo = -2, double hi = 2) {
+  for (ScalarType dt : kAllTypes) {
+    if (!has_kernel(op, kCUDA, dt)) continue;
+    const std::string tag = std::string(name) + " " + ember::name(dt);
+    const Tolerance tol = reduce_tolerance(dt);
+    Tensor x = random_cpu({67, 3001}, dt, lo, hi), xg = x.to(kGpu);
+    check_close(fn(xg, std::nullopt), fn(x, std::nullopt), tag + " all", tol);
+    check_close(fn(xg, 1), fn(x, 1), tag + " inner dim", tol);
+    check_close(fn(xg, 0), fn(x, 0), tag + " outer dim", tol);
+    check_close(fn(xg.t(), 1), fn(x.t(), 1), tag + " transposed", tol);
+    Tensor w = random_cpu({40, 70000}, dt, lo, hi);
+    check_close(fn(w.to(kGpu), 0), fn(w, 0), tag + " outer dim, many outputs", tol);
+    Tensor s = random_cpu({1000, 7}, dt, lo, hi);
+    check_close(fn(s.to(kGpu), 1), fn(s, 1), tag + " short dim", tol);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cuda: reductions match the CPU") {
+  EMBER_REQUIRE_GPU();
+  manual_seed(test_seed());
+  auto dims = [](std::optional<int64_t> d) { return d ? std::vector<int64_t>{*d} : std::vector<int64_t>{}; };
+  // Positive values for sums: no cancellation, so the float rounding stays relative.
+  compare_reduce("sum", Op::Sum, [&](const Tensor& x, std::optional<int64_t> d) { return sum(x, dims(d)); }, 0.5, 1.5);
+  compare_reduce("mean", Op::Sum, [&](const Tensor& x, std::optional<int64_t> d) {
+    return is_floating_point(x.dtype()) ? mean(x, dims(d)) : sum(x, dims(d), true);
+  }, 0.5, 1.5);
+  compare_reduce("prod", Op::Prod, [](const Tensor& x, std::optional<int64_t> d) {
+    Tensor y = x.slice(-1, 0, 20);  // few factors: no overflow to compare
+    return d ? prod(y, *d) : prod(y);
+  }, 0.5, 1.5);
+  compare_reduce("amax", Op::Max, [&](const Tensor& x, std::optional<int64_t> d) { return d ? amax(x, dims(d)) : max(x); });
+  compare_reduce("amin", Op::Min, [&](const Tensor& x, std::optional<int64_t> d) { return d ? amin(x, dims(d)) : min(x); });
+  compare_reduce("max values", Op::Max, [](const Tensor& x, std::optional<int64_t> d) { return std::get<0>(max(x, d.value_or(0))); });
+  compare_reduce("max indices", Op::Max, [](const Tensor& x, std::optional<int64_t> d) { return std::get<1>(max(x, d.value_or(1))); });
+  compare_reduce("min indices", Op::Min, [](const Tensor& x, std::optional<int64_t> d) { return std::get<1>(min(x, d.value_or(1))); });
+  compare_reduce("argmax", Op::ArgMax, [](const Tensor& x, std::optional<int64_t> d) { return argmax(x, d); });
+  compare_reduce("argmin", Op::ArgMin, [](const Tensor& x, std::optional<int64_t> d) { return argmin(x, d, true); });
+  compare_reduce("all", Op::All, [](const Tensor& x, std::optional<int64_t> d) { return d ? all(x, *d) : all(x); });
+  compare_reduce("any", Op::Any, [](const Tensor& x, std::optional<int64_t> d) { return d ? any(x, *d) : any(x); });
+  compare_reduce("var", Op::Var, [&](const Tensor& x, std::optional<int64_t> d) { return var(x, dims(d)); });
+  compare_reduce("std biased", Op::Var, [&](const Tensor& x, std::optional<int64_t> d) { return ember::std(x, dims(d), false); });
+  for (double p : {0.0, 1.0, 2.0, 3.5, double(INFINITY), -double(INFINITY)})
+    compare_reduce("norm", Op::Norm, [&](const Tensor& x, std::optional<int64_t> d) { return norm(x, p, dims(d)); });
+  compare_reduce("logsumexp", Op::LogSumExp, [&](const Tensor& x, std::optional<int64_t> d) { return logsumexp(x, dims(d)); });
+}
+
+TEST_CASE("cuda: reductions on special values, empty dims and large inputs") {
+  EMBER_REQUIRE_GPU();
+  const double nan = std::nan("");
+  Tensor x = tensor({1.0, nan, 3.0, 3.0, -1.0, nan}).view({2, 3});
+  Tensor xg = x.to(kGpu);
+  check_close(amax(xg, {1}), amax(x, {1}), "amax with NaN", {0, 0});
+  check_close(argmax(xg, 1), argmax(x, 1), "argmax with NaN", {0, 0});
+  check_close(argmin(xg), argmin(x), "argmin with NaN", {0, 0});
+  Tensor ties = tensor({2, 5, 5, 1, 5}, TensorOptions(kInt32));
+  check_close(argmax(ties.to(kGpu)), argmax(ties), "argmax ties: the first index", {0, 0});
+  check_close(logsumexp(tensor({-INFINITY, -INFINITY}).to(kGpu), {0}), logsumexp(tensor({-INFINITY, -INFINITY}), {0}),
+              "logsumexp of -inf", {0, 0});
+  check_close(all(tensor({-0.0, 1.0}).to(kGpu)), all(tensor({-0.0, 1.0})), "all(-0.0)", {0, 0});
+  check_close(any(tensor({nan, 0.0}).to(kGpu)), any(tensor({nan, 0.0})), "any(NaN)", {0, 0});
+  Tensor e = zeros({3, 0}, TensorOptions(kFloat));
+  check_close(sum(e.to(kGpu), {1}), sum(e, {1}), "sum over an empty dim", {0, 0});
+  check_close(prod(e.to(kGpu), 1), prod(e, 1), "prod over an empty dim", {0, 0});
+  Tensor big = rand({1 << 24});  // 16M elements: the two-pass full reduction
+  Tensor bg = big.to(kGpu);
+  check_close(sum(bg), sum(big), "16M sum", {1e-5, 0});
+  check_close(max(bg), max(big), "16M max", {0, 0});
+  check_close(argmin(bg), argmin(big), "16M argmin", {0, 0});
+  check_close(var(bg), var(big), "16M var", {1e-4, 0});
+  Tensor ib = randint(-100, 100, {1 << 22}, TensorOptions(kInt64));
+  check_close(sum(ib.to(kGpu)), sum(ib), "4M int64 sum", {0, 0});
+}
+
+TEST_CASE("cuda: softmax, log_softmax and cumsum match the CPU") {
+  EMBER_REQUIRE_GPU();
+  manual_seed(test_seed());
+  for (ScalarType dt : kAllTypes) {
+    const std::string n = name(dt);
+    const Tolerance tol = reduce_tolerance(dt);
+    for (std::vector<int64_t> shape : {std::vector<int64_t>{37, 300}, std::vector<int64_t>{5, 9000}, std::vector<int64_t>{3, 20, 33}}) {
+      Tensor x = random_cpu(shape, dt), xg = x.to(kGpu);
+      for (int64_t d = 0; d < x.dim(); ++d) {
+        const std::string tag = n + " dim " + std::to_string(d) + " of " + std::to_string(x.numel());
+        if (has_kernel(Op::Softmax, kCUDA, dt)) {
+          check_close(softmax(xg, d), softmax(x, d), "softmax " + tag, tol);
+          check_close(log_softmax(xg, d), log_softmax(x, d), "log_softmax " + tag, tol);
+        }
+        Tensor p = random_cpu(shape, dt, 0, 1), pg = p.to(kGpu);  // positive: relative rounding
+        check_close(cumsum(pg, d), cumsum(p, d), "cumsum " + tag, tol);
+        check_close(cumsum(pg, d, dt), cumsum(p, d, dt), "cumsum in dtype " + tag, tol);
+      }
+    }
+  }
+  Tensor inf = tensor({1.0f, INFINITY, 2.0f});
+  check_close(softmax(inf.to(kGpu), 0), softmax(inf, 0), "softmax with inf", {0, 0});
+}

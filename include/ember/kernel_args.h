@@ -48,6 +48,22 @@ struct ElementwiseArgs {
 
 /// Reductions over some dims of one input. Kept dims and reduced dims are listed
 /// separately (innermost first); output k is the reduction of its input slice.
+/// Conventions every backend follows (the CPU's kernels define them):
+///  - the front-end casts the input to in_dtype, sorts the reduced dims by stride (not
+///    for index-producing ops, whose flat order must stay row-major), always lists at
+///    least one reduced dim (size 1, stride 0 when nothing is reduced), and skips the
+///    kernel when num_outputs == 0; reduce_size may be 0 (the op's identity is written);
+///  - Sum: param[0].i != 0 means mean (divide by reduce_size); out_dtype may differ from
+///    in_dtype (int64 for integer and bool sums);
+///  - ArgMax / ArgMin: out == nullptr, only out_index (int64) is written; Max / Min with
+///    a dim write both out and out_index; amax / amin only out;
+///  - Max / Min propagate NaN; the index is the first of the extreme, NaN the extreme;
+///  - Var: param[0].f = correction (1 unbiased, 0 biased), param[1].i = take_sqrt (std);
+///  - Norm: param[0].f = p (0: count of nonzeros, 1, 2, inf, -inf, any other p);
+///  - All / Any: any in_dtype, out_dtype Bool;
+///  - accumulation: integer and bool sums and products in wrapping 64-bit integers; the
+///    CPU sums floats in double, the CUDA backend in float for Half / BFloat16 / Float
+///    (double for Double) in a tree order, so the two differ by float rounding.
 struct ReduceArgs {
   static constexpr int kMaxDims = ElementwiseArgs::kMaxDims;
 
@@ -64,11 +80,15 @@ struct ReduceArgs {
   int64_t reduced_in_strides[kMaxDims] = {};
   ScalarType in_dtype = ScalarType::Float;
   ScalarType out_dtype = ScalarType::Float;
-  /// norm: p; var/std: correction (1 unbiased, 0 biased); std: take_sqrt set in param[1].i.
+  /// norm: p; var/std: correction (1 unbiased, 0 biased); std: take_sqrt set in param[1].i;
+  /// sum: param[0].i != 0 for mean.
   KernelScalar param[2];
 };
 
 /// Softmax, log_softmax and cumsum along one dim of a contiguous [outer, size, inner] block.
+/// in_dtype == out_dtype (the front-end casts and makes the input contiguous first) and
+/// the kernel is not called for an empty input. Softmax / log_softmax are stable (max,
+/// then the sum of exp(x - max)); cumsum accumulates as Sum does.
 struct DimArgs {
   char* out = nullptr;
   const char* in = nullptr;

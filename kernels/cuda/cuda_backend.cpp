@@ -1,6 +1,8 @@
 // The CUDA Backend (device discovery, cudaMalloc-backed raw allocators, copies,
 // synchronization, current streams), the cudaEvent-based StreamEvents the caching
 // allocator uses to reuse blocks across streams, and register_cuda_kernels().
+#include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -191,6 +193,37 @@ CudaBackend& cuda_backend() {
 
 StreamEvents* cuda_stream_events(int device) { return cuda_backend().stream_events(device); }
 
+int cuda_sm_count(int device) {
+  static std::array<std::atomic<int>, 64> counts{};  // 0: not asked yet
+  if (device < 0 || device >= int(counts.size())) return 132;
+  int n = counts[size_t(device)].load(std::memory_order_relaxed);
+  if (n > 0) return n;
+  if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || n <= 0) {
+    (void)cudaGetLastError();
+    n = 132;
+  }
+  counts[size_t(device)].store(n, std::memory_order_relaxed);
+  return n;
+}
+
+// Scratch comes from the allocator of the first (logical) device on the physical GPU: all
+// of them share its memory, and the block is back in that cache when the scratch dies.
+CudaScratch::CudaScratch(int device, size_t bytes) {
+  DeviceEntry* entry = nullptr;
+  for (DeviceEntry* e : devices_of(kCUDA))
+    if (e->physical_index == device) {
+      entry = e;
+      break;
+    }
+  EMBER_CHECK_ARG(entry != nullptr, "cuda scratch: CUDA device {} does not exist", device);
+  if (!entry->used) mark_used(*entry);
+  data_ = entry->allocator->allocate(bytes, cuda_current_stream(device), &context_);
+}
+
+CudaScratch::~CudaScratch() {
+  if (data_) CachingAllocator::free(context_, data_);
+}
+
 void register_cuda_kernels() {
   install_backend(kCUDA, &cuda_backend());
   register_cuda_fill_kernels();
@@ -198,6 +231,8 @@ void register_cuda_kernels() {
   register_cuda_binary_kernels();
   register_cuda_ternary_kernels();
   register_cuda_matmul_kernels();
+  register_cuda_reduce_kernels();
+  register_cuda_dim_kernels();
 }
 
 }  // namespace ember::detail

@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 #include "cuda/cuda_check.h"
 
 namespace ember::detail {
@@ -34,5 +36,24 @@ class CudaDeviceGuard {
 /// carry pointers only, so launches find their device this way; with a single GPU it
 /// is 0 without asking the driver.
 int cuda_device_of(const void* ptr);
+
+/// Streaming multiprocessors of a physical GPU (cached; 132 when the driver cannot say).
+int cuda_sm_count(int device);
+
+/// Scratch memory on a physical GPU from ember's caching allocator, tagged with the
+/// device's current stream. The destructor hands it back to the cache, which is safe as
+/// soon as the kernels using it are queued on that stream (stream order).
+class CudaScratch {
+ public:
+  CudaScratch(int device, size_t bytes);
+  ~CudaScratch();
+  CudaScratch(const CudaScratch&) = delete;
+  CudaScratch& operator=(const CudaScratch&) = delete;
+  void* get() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+  void* context_ = nullptr;
+};
 
 }  // namespace ember::detail

@@ -1,0 +1,218 @@
+#pragma once
+// Note [CUDA reductions]
+// launch_reduce<T>(args, reducer) reduces a ReduceArgs (kept dims with in / out strides,
+// reduced dims with in strides, as the CPU driver reads them) on the current stream of
+// the input's device. A reducer R supplies, in device code,
+//   Acc init(); void add(Acc&, T x, int64_t index); Acc combine(Acc earlier, Acc later);
+//   void finish(const ReduceArgs&, int64_t out_offset, const Acc&)   (writes out / out_index)
+// and combine must not depend on the order of its arguments beyond ties broken by index
+// (the tree reductions below pair partials in no fixed order). Three kernels per (R, T):
+//  - thread: one thread per output, serial over the reduced range; for short reductions,
+//    and for "outer" reductions whose neighbouring outputs are neighbours in memory
+//    (x.sum(0) of a row-major matrix), where the threads of a warp load one run together;
+//  - warp: one warp per (output, split) work item, lanes striding the item's chunk of the
+//    reduced range, then a shuffle tree (cub::WarpReduce). With few outputs, the reduced
+//    range is split so that the GPU fills up, and each split writes its Acc into scratch
+//    memory from ember's caching allocator (stream-ordered: freed when the launch is queued);
+//  - partials: one warp per output combines its splits and finishes (the second pass).
+// Accumulation differs from the CPU: float for Half / BFloat16 / Float and double for
+// Double (the CPU sums floats in double); integers and bool in wrapping 64-bit, as on the CPU.
+
+#include <cuda_runtime.h>
+
+#include <cub/warp/warp_reduce.cuh>
+#include <cstdint>
+#include <type_traits>
+
+#include "cuda/cuda_context.h"
+#include "cuda/cuda_dtype.cuh"
+#include "ember/kernel_args.h"
+
+namespace ember::detail {
+
+constexpr int kReduceWarps = 8;  // warps per block of the warp and partials kernels
+constexpr int kReduceThreads = 32 * kReduceWarps;
+
+/// Accumulator of floating sums: float for 16-bit floats and float, double for double,
+/// wrapping uint64 for integers and bool.
+template <class T>
+using sum_acc_t = std::conditional_t<std::is_same_v<T, double>, double,
+                                     std::conditional_t<is_float_v<T>, float, uint64_t>>;
+/// Floating accumulator of statistics (var, norm, logsumexp): double for double, else float.
+template <class T>
+using float_acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+/// Writes v into an element of dtype dt, as cast_to does on the CPU (one switch per
+/// output, not per element; not inlined, so each kernel carries one copy less).
+__device__ __noinline__ inline void store_f(ScalarType dt, char* p, double v) {
+  switch (dt) {
+    case kBool: *reinterpret_cast<bool*>(p) = cuda_cast<bool>(v); break;
+    case kUInt8: *reinterpret_cast<uint8_t*>(p) = cuda_cast<uint8_t>(v); break;
+    case kInt8: *reinterpret_cast<int8_t*>(p) = cuda_cast<int8_t>(v); break;
+    case kInt16: *reinterpret_cast<int16_t*>(p) = cuda_cast<int16_t>(v); break;
+    case kInt32: *reinterpret_cast<int32_t*>(p) = cuda_cast<int32_t>(v); break;
+    case kInt64: *reinterpret_cast<int64_t*>(p) = cuda_cast<int64_t>(v); break;
+    case kHalf: *reinterpret_cast<Half*>(p) = cuda_cast<Half>(v); break;
+    case kBFloat16: *reinterpret_cast<BFloat16*>(p) = cuda_cast<BFloat16>(v); break;
+    case kFloat: *reinterpret_cast<float*>(p) = cuda_cast<float>(v); break;
+    case kDouble: *reinterpret_cast<double*>(p) = v; break;
+  }
+}
+__device__ __noinline__ inline void store_i(ScalarType dt, char* p, int64_t v) {
+  switch (dt) {
+    case kBool: *reinterpret_cast<bool*>(p) = cuda_cast<bool>(v); break;
+    case kUInt8: *reinterpret_cast<uint8_t*>(p) = cuda_cast<uint8_t>(v); break;
+    case kInt8: *reinterpret_cast<int8_t*>(p) = cuda_cast<int8_t>(v); break;
+    case kInt16: *reinterpret_cast<int16_t*>(p) = cuda_cast<int16_t>(v); break;
+    case kInt32: *reinterpret_cast<int32_t*>(p) = cuda_cast<int32_t>(v); break;
+    case kInt64: *reinterpret_cast<int64_t*>(p) = v; break;
+    case kHalf: *reinterpret_cast<Half*>(p) = cuda_cast<Half>(v); break;
+    case kBFloat16: *reinterpret_cast<BFloat16*>(p) = cuda_cast<BFloat16>(v); break;
+    case kFloat: *reinterpret_cast<float*>(p) = cuda_cast<float>(v); break;
+    case kDouble: *reinterpret_cast<double*>(p) = cuda_cast<double>(v); break;
+  }
+}
+
+/// Stores a reducer's value (double or integer) at output offset `off`.
+template <class V>
+__device__ __forceinline__ void store_out(const ReduceArgs& a, int64_t off, V v) {
+  char* p = a.out + off * int64_t(element_size(a.out_dtype));
+  if constexpr (std::is_floating_point_v<V>) store_f(a.out_dtype, p, double(v));
+  else store_i(a.out_dtype, p, int64_t(v));
+}
+
+/// Element offsets of output k's first input element and of output k.
+__device__ __forceinline__ void reduce_output_offsets(const ReduceArgs& a, int64_t k, int64_t& in_off,
+                                                      int64_t& out_off) {
+  in_off = out_off = 0;
+  for (int d = 0; d < a.nkept; ++d) {
+    const int64_t i = k % a.kept_sizes[d];
+    k /= a.kept_sizes[d];
+    in_off += i * a.kept_in_strides[d];
+    out_off += i * a.kept_out_strides[d];
+  }
+}
+
+/// Element offset of reduced element r (flat, innermost reduced dim fastest).
+__device__ __forceinline__ int64_t reduce_input_offset(const ReduceArgs& a, int64_t r) {
+  if (a.nreduced == 1) return r * a.reduced_in_strides[0];
+  int64_t off = 0;
+  for (int d = 0; d < a.nreduced; ++d) {
+    off += (r % a.reduced_sizes[d]) * a.reduced_in_strides[d];
+    r /= a.reduced_sizes[d];
+  }
+  return off;
+}
+
+template <class R>
+struct CombineOp {
+  R r;
+  template <class Acc>
+  __device__ __forceinline__ Acc operator()(const Acc& x, const Acc& y) const {
+    return r.combine(x, y);
+  }
+};
+
+template <class T, class R>
+__global__ void reduce_thread_kernel(ReduceArgs a, R r) {
+  const T* in = reinterpret_cast<const T*>(a.in);
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < a.num_outputs; k += stride) {
+    int64_t in_off, out_off;
+    reduce_output_offsets(a, k, in_off, out_off);
+    auto acc = r.init();
+    for (int64_t i = 0; i < a.reduce_size; ++i) r.add(acc, in[in_off + reduce_input_offset(a, i)], i);
+    r.finish(a, out_off, acc);
+  }
+}
+
+// Work item w = output w / splits, chunk w % splits of its reduced range.
+template <class T, class R>
+__global__ void reduce_warp_kernel(ReduceArgs a, R r, int64_t splits, int64_t chunk,
+                                   typename R::Acc* partial) {
+  using Acc = typename R::Acc;
+  using WarpReduce = cub::WarpReduce<Acc>;
+  __shared__ typename WarpReduce::TempStorage tmp[kReduceWarps];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const T* in = reinterpret_cast<const T*>(a.in);
+  const int64_t items = a.num_outputs * splits;
+  const int64_t step = int64_t(gridDim.x) * kReduceWarps;
+  for (int64_t w = int64_t(blockIdx.x) * kReduceWarps + warp; w < items; w += step) {
+    const int64_t k = w / splits, b = (w % splits) * chunk;
+    const int64_t e = b + chunk < a.reduce_size ? b + chunk : a.reduce_size;
+    int64_t in_off, out_off;
+    reduce_output_offsets(a, k, in_off, out_off);
+    Acc acc = r.init();
+    for (int64_t i = b + lane; i < e; i += 32) r.add(acc, in[in_off + reduce_input_offset(a, i)], i);
+    acc = WarpReduce(tmp[warp]).Reduce(acc, CombineOp<R>{r});
+    if (lane == 0) {
+      if (partial) partial[w] = acc;
+      else r.finish(a, out_off, acc);
+    }
+    __syncwarp();  // tmp[warp] is reused by the next item
+  }
+}
+
+template <class R>
+__global__ void reduce_partials_kernel(ReduceArgs a, R r, int64_t splits, const typename R::Acc* partial) {
+  using Acc = typename R::Acc;
+  using WarpReduce = cub::WarpReduce<Acc>;
+  __shared__ typename WarpReduce::TempStorage tmp[kReduceWarps];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t step = int64_t(gridDim.x) * kReduceWarps;
+  for (int64_t k = int64_t(blockIdx.x) * kReduceWarps + warp; k < a.num_outputs; k += step) {
+    Acc acc = r.init();
+    for (int64_t s = lane; s < splits; s += 32) acc = r.combine(acc, partial[k * splits + s]);
+    acc = WarpReduce(tmp[warp]).Reduce(acc, CombineOp<R>{r});
+    if (lane == 0) {
+      int64_t in_off, out_off;
+      reduce_output_offsets(a, k, in_off, out_off);
+      r.finish(a, out_off, acc);
+    }
+    __syncwarp();
+  }
+}
+
+
+template <class T, class R>
+void launch_reduce(const ReduceArgs& a, const R& r) {
+  using Acc = typename R::Acc;
+  const int64_t n_out = a.num_outputs, n_red = a.reduce_size;
+  if (n_out == 0) return;
+  const int device = cuda_device_of(a.in);
+  CudaDeviceGuard guard(device);
+  cudaStream_t stream = cuda_current_stream(device);
+  const int64_t sms = cuda_sm_count(device);
+  auto blocks_for = [&](int64_t threads) {
+    const int64_t b = (threads + kReduceThreads - 1) / kReduceThreads, cap = sms * 8;
+    return unsigned(b < 1 ? 1 : b < cap ? b : cap);
+  };
+  // Neighbouring outputs are neighbours in the input, and each walks a strided dim.
+  const bool outer = a.nkept >= 1 && a.kept_in_strides[0] == 1 && a.reduced_in_strides[0] != 1;
+  if (n_red <= 16 || (outer && n_out >= sms * 512)) {
+    reduce_thread_kernel<T, R><<<blocks_for(n_out), kReduceThreads, 0, stream>>>(a, r);
+    EMBER_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
+  // Enough warps to fill the GPU, each with at least 1024 elements of its output.
+  const int64_t target = sms * 32;
+  int64_t splits = n_out >= target ? 1 : (target + n_out - 1) / n_out;
+  const int64_t max_splits = (n_red + 1023) / 1024;
+  if (splits > max_splits) splits = max_splits;
+  if (splits > 4096) splits = 4096;
+  if (splits <= 1) {
+    reduce_warp_kernel<T, R><<<blocks_for(n_out * 32), kReduceThreads, 0, stream>>>(a, r, 1, n_red, nullptr);
+    EMBER_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
+  const int64_t chunk = (n_red + splits - 1) / splits;
+  CudaScratch scratch(device, size_t(n_out * splits) * sizeof(Acc));
+  Acc* partial = static_cast<Acc*>(scratch.get());
+  reduce_warp_kernel<T, R><<<blocks_for(n_out * splits * 32), kReduceThreads, 0, stream>>>(a, r, splits, chunk,
+                                                                                           partial);
+  EMBER_CUDA_CHECK(cudaGetLastError());
+  reduce_partials_kernel<R><<<blocks_for(n_out * 32), kReduceThreads, 0, stream>>>(a, r, splits, partial);
+  EMBER_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace ember::detail

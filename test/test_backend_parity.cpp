@@ -1,0 +1,377 @@
+// Backend parity (as ggml's test-backend-ops): every Op, through the public API, on
+// every device type other than the CPU that has a device and a kernel for the dtype
+// (CUDA where a GPU exists, a PrivateUse1 backend when one is registered), against the
+// CPU on the same random inputs. The table below maps each Op to a call that runs it;
+// with no accelerator the table itself is checked (every Op covered, each call really
+// runs its op, as the placement log shows) and the test says no accelerator was found.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+#include "ember/registry.h"
+
+using namespace ember;
+
+namespace {
+
+const std::vector<ScalarType> kDtypes = {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64,
+                                         kHalf, kBFloat16, kFloat, kDouble};
+
+uint64_t parity_seed() {
+  static const uint64_t seed = std::random_device{}();
+  return seed;
+}
+
+// Random CPU values of dtype, never all zero: floats in [lo, hi), integers in [0, 10)
+// unsigned and [-5, 6) signed, bool about half true.
+Tensor random_of(IntArrayRef sizes, ScalarType dt, double lo = -2, double hi = 2) {
+  if (dt == kBool) return randint(0, 2, sizes, TensorOptions(kInt64)).to(kBool);
+  if (dt == kUInt8) return randint(0, 10, sizes, TensorOptions(kUInt8));
+  if (is_integral(dt)) return randint(-5, 6, sizes, TensorOptions(dt));
+  return (rand(sizes, TensorOptions(kDouble)) * (hi - lo) + lo).to(dt);
+}
+
+// Inputs are made on the CPU; `on` runs a call on a device (inputs copied there).
+struct Ctx {
+  ScalarType dt;
+  Device device;
+  Tensor in(const Tensor& cpu) const { return cpu.to(device); }
+  TensorOptions opts() const { return TensorOptions(dt).device(device); }
+};
+
+// One call per Op: makes its inputs (from the seeded generator) on the CPU, moves them to
+// ctx.device, and returns the results. Called twice with the same seed (CPU, device).
+using Call = std::function<std::vector<Tensor>(const Ctx&)>;
+
+struct Tolerance {
+  double rtol, atol;
+};
+// Per dtype; `loose` for ops that accumulate (reductions, matmul, softmax, cumsum), whose
+// accelerator kernels may sum in float and in another order (CUDA does).
+Tolerance tolerance(ScalarType t, bool loose) {
+  switch (t) {
+    case kHalf: return {2e-2, 2e-2};
+    case kBFloat16: return {4e-2, 4e-2};
+    case kFloat: return loose ? Tolerance{1e-3, 1e-4} : Tolerance{1e-5, 1e-6};
+    case kDouble: return loose ? Tolerance{1e-9, 1e-10} : Tolerance{1e-12, 1e-12};
+    default: return {0, 0};
+  }
+}
+
+// Unary elementwise calls on a [37, 70] input, contiguous and transposed.
+Call unary(std::function<Tensor(const Tensor&)> f, double lo = -2, double hi = 2) {
+  return [f, lo, hi](const Ctx& c) {
+    Tensor x = c.in(random_of({37, 70}, c.dt, lo, hi));
+    return std::vector<Tensor>{f(x), f(x.t())};
+  };
+}
+// Binary calls: same shape, broadcast column against row; b avoids zero when asked.
+Call binary(std::function<Tensor(const Tensor&, const Tensor&)> f, bool nonzero_b = false) {
+  return [f, nonzero_b](const Ctx& c) {
+    Tensor a = random_of({33, 70}, c.dt), b = random_of({33, 70}, c.dt);
+    if (nonzero_b) b = where(eq(b, 0), ones_like(b), b);
+    Tensor ad = c.in(a), bd = c.in(b);
+    return std::vector<Tensor>{f(ad, bd), f(ad.slice(1, 0, 1), bd.slice(0, 0, 1)), f(ad.t(), bd.t())};
+  };
+}
+// Reductions: over everything, each dim of a [67, 300] input, and a short inner dim.
+Call reduction(std::function<Tensor(const Tensor&, std::optional<int64_t>)> f, double lo = -2, double hi = 2) {
+  return [f, lo, hi](const Ctx& c) {
+    Tensor x = c.in(random_of({67, 300}, c.dt, lo, hi));
+    Tensor s = c.in(random_of({300, 8}, c.dt, lo, hi));
+    return std::vector<Tensor>{f(x, std::nullopt), f(x, 0), f(x, 1), f(x.t(), 1), f(s, 1)};
+  };
+}
+Call along_dim(std::function<Tensor(const Tensor&, int64_t)> f, double lo = -2, double hi = 2) {
+  return [f, lo, hi](const Ctx& c) {
+    Tensor x = c.in(random_of({23, 300}, c.dt, lo, hi));
+    return std::vector<Tensor>{f(x, 0), f(x, 1), f(x.t(), 1)};
+  };
+}
+std::vector<Tensor> tuple_vec(const std::tuple<Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t)}; }
+
+struct OpEntry {
+  Call call;
+  bool loose = false;  // accumulating op: tolerance(dt, true)
+};
+
+// The table: one entry per Op of EMBER_FORALL_OPS (checked below).
+std::vector<OpEntry> make_table() {
+  std::vector<OpEntry> t(kNumOps);
+  auto set = [&](Op op, Call call, bool loose = false) { t[size_t(op)] = {std::move(call), loose}; };
+  using V = std::vector<Tensor>;
+  // nullary
+  set(Op::Fill, [](const Ctx& c) { return V{full({5, 33}, 3, c.opts()), zeros({7}, c.opts())}; });
+  set(Op::Arange, [](const Ctx& c) { return V{arange(0, 100, 3, c.opts())}; });
+  set(Op::Uniform, [](const Ctx& c) {
+    manual_seed(parity_seed());
+    return V{rand({4097}, c.opts())};
+  });
+  set(Op::Normal, [](const Ctx& c) {
+    manual_seed(parity_seed());
+    return V{randn({4097}, c.opts())};
+  });
+  set(Op::RandInt, [](const Ctx& c) {
+    manual_seed(parity_seed());
+    return V{randint(0, 100, {1000}, c.opts())};
+  });
+  // unary
+  set(Op::Copy, [](const Ctx& c) {
+    Tensor x = c.in(random_of({37, 70}, c.dt, 0, 100));
+    return V{x.t().contiguous(), x.to(kFloat), x.to(kInt32), x.to(kBool)};
+  });
+  set(Op::Neg, unary([](const Tensor& x) { return neg(x); }));
+  set(Op::Abs, unary([](const Tensor& x) { return abs(x); }));
+  set(Op::Sign, unary([](const Tensor& x) { return sign(x); }));
+  set(Op::Exp, unary([](const Tensor& x) { return exp(x); }));
+  set(Op::Log, unary([](const Tensor& x) { return log(x); }, 0.1, 4));
+  set(Op::Log1p, unary([](const Tensor& x) { return log1p(x); }, 0, 4));
+  set(Op::Expm1, unary([](const Tensor& x) { return expm1(x); }));
+  set(Op::Sqrt, unary([](const Tensor& x) { return sqrt(x); }, 0.1, 4));
+  set(Op::Rsqrt, unary([](const Tensor& x) { return rsqrt(x); }, 0.1, 4));
+  set(Op::Square, unary([](const Tensor& x) { return square(x); }));
+  set(Op::Sin, unary([](const Tensor& x) { return sin(x); }));
+  set(Op::Cos, unary([](const Tensor& x) { return cos(x); }));
+  set(Op::Tan, unary([](const Tensor& x) { return tan(x); }, -1, 1));
+  set(Op::Tanh, unary([](const Tensor& x) { return tanh(x); }));
+  set(Op::Sigmoid, unary([](const Tensor& x) { return sigmoid(x); }));
+  set(Op::Relu, unary([](const Tensor& x) { return relu(x); }));
+  set(Op::Gelu, unary([](const Tensor& x) { return gelu(x); }));
+  set(Op::Floor, unary([](const Tensor& x) { return floor(x); }, -20, 20));
+  set(Op::Ceil, unary([](const Tensor& x) { return ceil(x); }, -20, 20));
+  set(Op::Round, unary([](const Tensor& x) { return round(x); }, -20, 20));
+  set(Op::Trunc, unary([](const Tensor& x) { return trunc(x); }, -20, 20));
+  set(Op::Reciprocal, unary([](const Tensor& x) { return reciprocal(x); }, 0.5, 3));
+  set(Op::IsNan, unary([](const Tensor& x) { return isnan(x); }));
+  set(Op::IsInf, unary([](const Tensor& x) { return isinf(x); }));
+  set(Op::LogicalNot, unary([](const Tensor& x) { return logical_not(x); }));
+  set(Op::Clamp, unary([](const Tensor& x) { return clamp(x, -1, 1); }));
+  // binary
+  set(Op::Add, binary([](const Tensor& a, const Tensor& b) { return add(a, b); }));
+  set(Op::Sub, binary([](const Tensor& a, const Tensor& b) { return sub(a, b, 2); }));
+  set(Op::Mul, binary([](const Tensor& a, const Tensor& b) { return mul(a, b); }));
+  set(Op::Div, binary([](const Tensor& a, const Tensor& b) { return div(a, b); }, true));
+  set(Op::Remainder, binary([](const Tensor& a, const Tensor& b) { return remainder(a, b); }, true));
+  set(Op::Pow, binary([](const Tensor& a, const Tensor& b) { return pow(abs(a), b); }));
+  set(Op::Maximum, binary([](const Tensor& a, const Tensor& b) { return maximum(a, b); }));
+  set(Op::Minimum, binary([](const Tensor& a, const Tensor& b) { return minimum(a, b); }));
+  set(Op::Atan2, binary([](const Tensor& a, const Tensor& b) { return atan2(a, b); }));
+  set(Op::Eq, binary([](const Tensor& a, const Tensor& b) { return eq(a, b); }));
+  set(Op::Ne, binary([](const Tensor& a, const Tensor& b) { return ne(a, b); }));
+  set(Op::Lt, binary([](const Tensor& a, const Tensor& b) { return lt(a, b); }));
+  set(Op::Le, binary([](const Tensor& a, const Tensor& b) { return le(a, b); }));
+  set(Op::Gt, binary([](const Tensor& a, const Tensor& b) { return gt(a, b); }));
+  set(Op::Ge, binary([](const Tensor& a, const Tensor& b) { return ge(a, b); }));
+  set(Op::LogicalAnd, binary([](const Tensor& a, const Tensor& b) { return logical_and(a, b); }));
+  set(Op::LogicalOr, binary([](const Tensor& a, const Tensor& b) { return logical_or(a, b); }));
+  set(Op::LogicalXor, binary([](const Tensor& a, const Tensor& b) { return logical_xor(a, b); }));
+  // ternary
+  set(Op::Where, [](const Ctx& c) {
+    Tensor m = c.in(random_of({30, 41}, kBool)), a = c.in(random_of({30, 41}, c.dt)), b = c.in(random_of({30, 41}, c.dt));
+    return V{where(m, a, b), where(m.t(), a.t(), b.t())};
+  });
+  set(Op::Lerp, [](const Ctx& c) {
+    Tensor a = c.in(random_of({30, 41}, c.dt)), b = c.in(random_of({30, 41}, c.dt)), w = c.in(random_of({30, 41}, c.dt, 0, 1));
+    return V{lerp(a, b, 0.25), lerp(a, b, w)};
+  });
+  set(Op::Addcmul, [](const Ctx& c) {
+    Tensor s = c.in(random_of({30, 41}, c.dt)), a = c.in(random_of({30, 41}, c.dt)), b = c.in(random_of({30, 41}, c.dt));
+    return V{addcmul(s, a, b, 2), addcmul(s.t(), a.t(), b.slice(0, 0, 1).t())};
+  });
+  set(Op::Addcdiv, [](const Ctx& c) {
+    Tensor s = c.in(random_of({30, 41}, c.dt)), a = c.in(random_of({30, 41}, c.dt)), d = c.in(random_of({30, 41}, c.dt, 0.5, 2));
+    return V{addcdiv(s, a, d, 0.5)};
+  });
+  // reductions (the dtype the kernel reads is c.dt)
+  auto dims = [](std::optional<int64_t> d) { return d ? std::vector<int64_t>{*d} : std::vector<int64_t>{}; };
+  set(Op::Sum, reduction([=](const Tensor& x, std::optional<int64_t> d) {
+        return is_floating_point(x.dtype()) && d ? mean(x, dims(d)) : sum(x, dims(d));
+      }, 0.5, 1.5), true);  // positive: no cancellation, so float rounding stays relative
+  set(Op::Prod, reduction([](const Tensor& x, std::optional<int64_t> d) { return d ? prod(x, *d) : prod(x); }, 0.9, 1.1),
+      true);
+  set(Op::Max, [](const Ctx& c) {
+    Tensor x = c.in(random_of({67, 300}, c.dt));
+    V r = tuple_vec(max(x, 1));
+    return V{max(x), amax(x, {0}), r[0], r[1]};
+  });
+  set(Op::Min, [](const Ctx& c) {
+    Tensor x = c.in(random_of({67, 300}, c.dt));
+    V r = tuple_vec(min(x, 0));
+    return V{min(x), amin(x, {1}), r[0], r[1]};
+  });
+  set(Op::ArgMax, reduction([](const Tensor& x, std::optional<int64_t> d) { return argmax(x, d); }));
+  set(Op::ArgMin, reduction([](const Tensor& x, std::optional<int64_t> d) { return argmin(x, d); }));
+  set(Op::All, reduction([](const Tensor& x, std::optional<int64_t> d) { return d ? all(x, *d) : all(x); }));
+  set(Op::Any, reduction([](const Tensor& x, std::optional<int64_t> d) { return d ? any(x, *d) : any(x); }));
+  set(Op::Var, reduction([=](const Tensor& x, std::optional<int64_t> d) {
+        return d ? ember::std(x, dims(d), false) : var(x);
+      }), true);
+  set(Op::Norm, [=](const Ctx& c) {
+    Tensor x = c.in(random_of({67, 300}, c.dt));
+    V out;
+    for (double p : {2.0, 1.0, 0.0, 3.0, double(INFINITY), -double(INFINITY)}) {
+      out.push_back(norm(x, p));
+      out.push_back(norm(x, p, {1}));
+    }
+    return out;
+  }, true);
+  set(Op::LogSumExp, reduction([=](const Tensor& x, std::optional<int64_t> d) { return logsumexp(x, dims(d)); }), true);
+  // along one dim
+  set(Op::Softmax, along_dim([](const Tensor& x, int64_t d) { return softmax(x, d); }), true);
+  set(Op::LogSoftmax, along_dim([](const Tensor& x, int64_t d) { return log_softmax(x, d); }), true);
+  set(Op::Cumsum, along_dim([](const Tensor& x, int64_t d) { return cumsum(x, d, x.dtype()); }, 0, 1), true);
+  // linear algebra
+  set(Op::MatMul, [](const Ctx& c) {
+    Tensor a = c.in(random_of({67, 45}, c.dt)), b = c.in(random_of({45, 29}, c.dt));
+    Tensor ba = c.in(random_of({3, 67, 45}, c.dt));
+    return V{matmul(a, b), matmul(b.t(), a.t()), matmul(ba, b)};
+  }, true);
+  return t;
+}
+
+const std::vector<OpEntry>& table() {
+  static const std::vector<OpEntry> t = make_table();
+  return t;
+}
+
+// Runs an Op's call with the placement log captured; returns the log lines.
+std::vector<std::string> run_logged(const OpEntry& e, const Ctx& c, std::vector<Tensor>& out) {
+  std::vector<std::string> lines;
+  set_placement_log_sink([&](const std::string& l) { lines.push_back(l); });
+  set_log_device_placement(true);
+  try {
+    out = e.call(c);
+  } catch (...) {
+    set_log_device_placement(false);
+    set_placement_log_sink(nullptr);
+    throw;
+  }
+  set_log_device_placement(false);
+  set_placement_log_sink(nullptr);
+  return lines;
+}
+
+// Copy (to(), contiguous(), clone()) is a tensor method, not a placed op: it logs no line.
+bool mentions_op(const std::vector<std::string>& lines, Op op, const Device& d) {
+  if (op == Op::Copy) return true;
+  const std::string want = std::string("Executing op ") + op_name(op) + " in device " + d.tf_str();
+  for (const std::string& l : lines)
+    if (l == want) return true;
+  return false;
+}
+
+void check_same(const Tensor& dev, const Tensor& cpu, Tolerance tol, DeviceType type, const std::string& what) {
+  INFO(what << " (seed " << parity_seed() << ")");
+  REQUIRE(dev.defined() == cpu.defined());
+  if (!cpu.defined()) return;
+  CHECK(dev.device().type() == type);
+  REQUIRE(dev.dtype() == cpu.dtype());
+  REQUIRE(dev.sizes().vec() == cpu.sizes().vec());
+  Tensor d = dev.cpu().to(kDouble).contiguous(), c = cpu.to(kDouble).contiguous();
+  const double* dp = d.data_ptr<double>();
+  const double* cp = c.data_ptr<double>();
+  int64_t bad = 0, first = -1;
+  for (int64_t i = 0; i < d.numel(); ++i) {
+    const double x = dp[i], y = cp[i];
+    const bool ok = (std::isnan(x) && std::isnan(y)) || x == y || std::abs(x - y) <= tol.atol + tol.rtol * std::abs(y);
+    if (!ok && bad++ == 0) first = i;
+  }
+  if (bad) INFO(bad << " mismatches, the first at " << first << ": device " << dp[first] << ", cpu " << cp[first]);
+  CHECK(bad == 0);
+}
+
+// Device types other than the CPU that have at least one device.
+std::vector<DeviceType> accelerator_types() {
+  std::vector<DeviceType> types;
+  for (int i = 0; i < kNumDeviceTypes; ++i) {
+    const DeviceType type = static_cast<DeviceType>(i);
+    if (type != kCPU && !list_logical_devices(type).empty()) types.push_back(type);
+  }
+  return types;
+}
+
+}  // namespace
+
+TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
+  REQUIRE(int(table().size()) == kNumOps);
+  for (int i = 0; i < kNumOps; ++i) {
+    const Op op = static_cast<Op>(i);
+    INFO(op_name(op));
+    CHECK(bool(table()[size_t(i)].call));
+    bool any = false;
+    for (ScalarType dt : kDtypes) any = any || has_kernel(op, kCPU, dt);
+    CHECK(any);
+  }
+  // The families partition the enum in order: elementwise, reduce, dim, matmul.
+  CHECK(op_family(Op::Fill) == OpFamily::Elementwise);
+  CHECK(op_family(Op::Addcdiv) == OpFamily::Elementwise);
+  CHECK(op_family(Op::Sum) == OpFamily::Reduce);
+  CHECK(op_family(Op::LogSumExp) == OpFamily::Reduce);
+  CHECK(op_family(Op::Softmax) == OpFamily::Dim);
+  CHECK(op_family(Op::Cumsum) == OpFamily::Dim);
+  CHECK(op_family(Op::MatMul) == OpFamily::Matmul);
+}
+
+TEST_CASE("parity: each table entry runs its Op on the CPU, deterministically") {
+  const Device cpu(kCPU, 0);
+  for (int i = 0; i < kNumOps; ++i) {
+    const Op op = static_cast<Op>(i);
+    for (ScalarType dt : kDtypes) {
+      if (!has_kernel(op, kCPU, dt)) continue;
+      INFO(op_name(op) << " " << name(dt));
+      const Ctx c{dt, cpu};
+      std::vector<Tensor> first, second;
+      manual_seed(parity_seed() + uint64_t(i));
+      const auto lines = run_logged(table()[size_t(i)], c, first);
+      CHECK(mentions_op(lines, op, cpu));  // the call really runs this Op
+      manual_seed(parity_seed() + uint64_t(i));
+      second = table()[size_t(i)].call(c);
+      REQUIRE(first.size() == second.size());
+      CHECK_FALSE(first.empty());
+      for (size_t k = 0; k < first.size(); ++k)
+        check_same(first[k], second[k], {0, 0}, kCPU, std::string(op_name(op)) + " result " + std::to_string(k));
+    }
+  }
+}
+
+TEST_CASE("parity: every Op on every accelerator device type matches the CPU") {
+  const std::vector<DeviceType> types = accelerator_types();
+  if (types.empty()) {
+    WARN("no accelerator device type has a device (no GPU, no PrivateUse1 backend): "
+         "only the CPU side of the parity table was checked");
+    SUCCEED();
+    return;
+  }
+  for (DeviceType type : types) {
+    const Device dev = list_logical_devices(type).front().device;
+    int covered = 0;
+    for (int i = 0; i < kNumOps; ++i) {
+      const Op op = static_cast<Op>(i);
+      const OpEntry& e = table()[size_t(i)];
+      for (ScalarType dt : kDtypes) {
+        if (!has_kernel(op, type, dt)) continue;
+        INFO(op_name(op) << " " << name(dt) << " on " << dev.str());
+        CHECK(has_kernel(op, kCPU, dt));  // an accelerator never takes a dtype the CPU lacks
+        if (!has_kernel(op, kCPU, dt)) continue;
+        manual_seed(parity_seed() + uint64_t(i));
+        std::vector<Tensor> on_dev;
+        const auto lines = run_logged(e, Ctx{dt, dev}, on_dev);
+        CHECK(mentions_op(lines, op, dev));
+        manual_seed(parity_seed() + uint64_t(i));
+        const std::vector<Tensor> on_cpu = e.call(Ctx{dt, Device(kCPU, 0)});
+        REQUIRE(on_dev.size() == on_cpu.size());
+        for (size_t k = 0; k < on_cpu.size(); ++k)
+          check_same(on_dev[k], on_cpu[k], tolerance(dt, e.loose), type,
+                     std::string(op_name(op)) + " " + name(dt) + " result " + std::to_string(k));
+        ++covered;
+      }
+    }
+    INFO("device type " << dev.str());
+    CHECK(covered > 0);
+  }
+}
