@@ -3,7 +3,10 @@
 // before the first use of cpu:0, which every other test file makes. The first test case
 // relies on running first in a fresh process (ctest runs each case in its own).
 #include <catch2/catch.hpp>
+
+#include <cmath>
 #include <ember/ember.h>
+#include <ember/registry.h>
 
 #include "fake_accelerator.h"
 

@@ -24,7 +24,9 @@ EMBER_API void register_privateuse1_name(const std::string& name);
 class EMBER_API Device {
  public:
   /// index -1 means "the current device of that type", resolved when used.
-  Device(DeviceType type, int index = -1) : type_(type), index_(static_cast<int16_t>(index)) {}
+  Device(DeviceType type, int index = -1) : type_(type), index_(static_cast<int16_t>(index)) {
+    if (__builtin_expect(index < -1 || index > 32767, 0)) throw_bad_index(type, index);
+  }
   /// Parses "cpu", "cuda:1", "gpu:1", "/gpu:0", "/device:GPU:1", "/job:localhost/replica:0/task:0/device:GPU:0".
   /// Throws InvalidArgument quoting the string.
   Device(const std::string& spec);
@@ -46,6 +48,7 @@ class EMBER_API Device {
   bool operator!=(const Device& o) const { return !(*this == o); }
 
  private:
+  [[noreturn]] static void throw_bad_index(DeviceType type, int index);
   DeviceType type_;
   int16_t index_;
 };

@@ -54,8 +54,11 @@ EMBER_API Tensor tensor_from_data(const void* data, ScalarType src_type, IntArra
 /// tensor({1, 2, 3}) is int64, tensor({1.5, 2.0}) float32 (double literals become the default dtype).
 template <class T>
 Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {}) {
-  // Integer literals are int64 and double literals the default dtype, as in libtorch.
-  using Stored = std::conditional_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int64_t, T>;
+  // int and long literals are int64, double literals the default dtype, as in libtorch;
+  // bool, int8, uint8 and int16 values keep their own dtype.
+  constexpr bool keeps_type = std::is_same_v<T, bool> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
+                              std::is_same_v<T, int16_t> || std::is_floating_point_v<T>;
+  using Stored = std::conditional_t<!keeps_type && std::is_integral_v<T>, int64_t, T>;
   std::vector<Stored> v(values.begin(), values.end());
   constexpr ScalarType st = ScalarTypeOf<Stored>::value;
   TensorOptions o = options;
@@ -87,6 +90,7 @@ EMBER_API Tensor div(const Tensor& a, const Scalar& b);
 /// Python's modulo: the result takes the divisor's sign.
 EMBER_API Tensor remainder(const Tensor& a, const Tensor& b);
 EMBER_API Tensor remainder(const Tensor& a, const Scalar& b);
+EMBER_API Tensor remainder(const Scalar& a, const Tensor& b);
 EMBER_API Tensor pow(const Tensor& a, const Tensor& b);
 EMBER_API Tensor pow(const Tensor& a, const Scalar& b);
 EMBER_API Tensor pow(const Scalar& a, const Tensor& b);
@@ -149,6 +153,7 @@ EMBER_API Tensor clamp_max(const Tensor& x, const Scalar& max);
 EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 EMBER_API Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+EMBER_API Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b);
 EMBER_API Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
 EMBER_API Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 EMBER_API Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);

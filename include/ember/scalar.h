@@ -34,7 +34,16 @@ class Scalar {
   bool is_floating_point() const { return kind_ == Kind::Double; }
 
   double to_double() const { return kind_ == Kind::Double ? v_.d : double(v_.i); }
-  int64_t to_long() const { return kind_ == Kind::Double ? int64_t(v_.d) : v_.i; }
+  /// Integer value; doubles truncate toward zero, saturating (NaN gives 0) so that a
+  /// Scalar like -inf (a mask value) never hits an undefined conversion.
+  int64_t to_long() const {
+    if (kind_ != Kind::Double) return v_.i;
+    const double d = v_.d;
+    if (!(d == d)) return 0;
+    if (d >= 9223372036854775807.0) return INT64_MAX;
+    if (d <= -9223372036854775808.0) return INT64_MIN;
+    return int64_t(d);
+  }
   bool to_bool() const { return kind_ == Kind::Double ? v_.d != 0 : v_.i != 0; }
   /// Converts to an element type the way a tensor of that dtype would store it.
   template <class T>

@@ -175,4 +175,9 @@ std::string Device::tf_str() const {
   return fmt::format("/job:localhost/replica:0/task:0/device:{}:{}", type, index_);
 }
 
+void Device::throw_bad_index(DeviceType type, int index) {
+  EMBER_THROW(InvalidArgument, "Device: index {} for device type {} is invalid; expected -1 (the current device) or 0..32767",
+              index, device_type_name(type));
+}
+
 }  // namespace ember

@@ -1,6 +1,7 @@
 // Public binary elementwise ops and operators: one line each over run_binary.
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
+#include "dispatch/type_promotion.h"
 #include "ember/ops.h"
 
 namespace ember {
@@ -15,15 +16,27 @@ OpParams alpha_param(const Scalar& alpha) {
   p.param[0] = detail::kernel_scalar(alpha);
   return p;
 }
+// torch: an integral (or bool) result cannot take a floating alpha.
+OpParams checked_alpha(ScalarType result, const Scalar& alpha, const char* op) {
+  EMBER_CHECK_ARG(!alpha.is_floating_point() || is_floating_point(result) || alpha.to_double() == 1.0,
+                  "{}: for integral input tensors, argument alpha must not be a floating point number (got {})", op,
+                  alpha.to_double());
+  return alpha_param(alpha);
+}
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (alpha.is_floating_point() && a.defined() && b.defined())
+    checked_alpha(detail::result_type(a, b), alpha, "add");
   return run_binary(Op::Add, a, b, ComputeType::Promoted, alpha_param(alpha));
 }
 Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  if (alpha.is_floating_point() && a.defined()) checked_alpha(detail::result_type(a, b), alpha, "add");
   return run_binary(Op::Add, a, b, ComputeType::Promoted, alpha_param(alpha));
 }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  EMBER_CHECK_ARG(a.defined() && b.defined(), "Sub: an input is an undefined tensor");
+  if (alpha.is_floating_point()) checked_alpha(detail::result_type(a, b), alpha, "sub");
   EMBER_CHECK_ARG(a.dtype() != kBool || b.dtype() != kBool,
                   "sub: subtraction, the `-` operator, with two bool tensors is not supported; use "
                   "logical_xor instead");
@@ -112,6 +125,15 @@ Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
 Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }
 Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
 Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }
+// A number on the left compares as the mirrored comparison: 0.5 < x is x > 0.5.
+Tensor operator==(const Scalar& a, const Tensor& b) { return eq(b, a); }
+Tensor operator!=(const Scalar& a, const Tensor& b) { return ne(b, a); }
+Tensor operator<(const Scalar& a, const Tensor& b) { return gt(b, a); }
+Tensor operator<=(const Scalar& a, const Tensor& b) { return ge(b, a); }
+Tensor operator>(const Scalar& a, const Tensor& b) { return lt(b, a); }
+Tensor operator>=(const Scalar& a, const Tensor& b) { return le(b, a); }
+Tensor operator%(const Scalar& a, const Tensor& b) { return remainder(a, b); }
+Tensor remainder(const Scalar& a, const Tensor& b) { return run_binary(Op::Remainder, a, b, ComputeType::Promoted); }
 Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
 Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
 Tensor operator!(const Tensor& a) { return logical_not(a); }

@@ -35,12 +35,8 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
 bool equal(const Tensor& a, const Tensor& b) {
   EMBER_CHECK_ARG(a.defined() && b.defined(), "equal: undefined tensor");
   if (a.sizes() != b.sizes()) return false;
-  Tensor x = as_cpu_double(a), y = as_cpu_double(b);
-  const double* px = x.data_ptr<double>();
-  const double* py = y.data_ptr<double>();
-  for (int64_t i = 0; i < x.numel(); ++i)
-    if (!(px[i] == py[i])) return false;
-  return true;
+  // Compared in the promoted dtype, so int64 values beyond 2^53 stay exact.
+  return eq(a, b.device() == a.device() ? b : b.to(a.device())).all().item<bool>();
 }
 
 }  // namespace ember

@@ -167,7 +167,7 @@ Tensor rand_like(const Tensor& t, const TensorOptions& o) { return rand(t.sizes(
 Tensor randn_like(const Tensor& t, const TensorOptions& o) { return randn(t.sizes(), like(t, o)); }
 
 Tensor scalar_tensor(const Scalar& value, const TensorOptions& o) {
-  return full({}, value, with_default_dtype(o, value.natural_type()));
+  return full({}, value, with_default_dtype(o, kFloat));  // torch: float32 unless told otherwise
 }
 
 namespace detail {

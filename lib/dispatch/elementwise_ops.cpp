@@ -233,8 +233,7 @@ void fill_tensor(const Tensor& t, const Scalar& value) {
 }
 
 void copy_same_device(const Tensor& dst, const Tensor& src) {
-  broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
-  EMBER_CHECK_ARG(broadcast_shapes(dst.sizes(), src.sizes(), "copy_") == dst.sizes(),
+  EMBER_CHECK_ARG(dst.sizes() == src.sizes() || broadcast_shapes(dst.sizes(), src.sizes(), "copy_") == dst.sizes(),
                   "copy_: source of shape {} cannot be broadcast to the destination's shape {}",
                   shape_str(src.sizes()), shape_str(dst.sizes()));
   auto kernel = lookup_kernel<ElementwiseKernel>(Op::Copy, dst.device().type(), src.dtype());

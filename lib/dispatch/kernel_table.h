@@ -25,5 +25,7 @@ inline Fn lookup_kernel(Op op, DeviceType type, ScalarType dtype) {
 
 /// Registers the kernels of the built-in backends once (idempotent, thread-safe).
 void ensure_builtin_kernels();
+/// True on the thread running the built-in registration.
+bool registering_builtins();
 
 }  // namespace ember::detail

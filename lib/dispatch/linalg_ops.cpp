@@ -140,16 +140,24 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
-  Tensor prod = mm(a, b);
   EMBER_CHECK_ARG(c.defined(), "addmm: undefined input");
-  detail::broadcast_shapes(c.sizes(), prod.sizes(), "addmm");
-  EMBER_CHECK_ARG(detail::broadcast_shapes(c.sizes(), prod.sizes(), "addmm") == prod.sizes(),
-                  "addmm: input of shape {} cannot be broadcast to the product's shape {}", shape_str(c.sizes()),
-                  shape_str(prod.sizes()));
-  // beta * c is added through the GEMM itself when c already has the product's layout.
-  Tensor out = c.expand(prod.sizes()).to(prod.device()).contiguous().clone();
-  detail::DeviceEntry& dev = *detail::find_device(out.device());
-  gemm(a.to(out.device()), b.to(out.device()), out, alpha.to_double(), beta.to_double(), dev);
+  auto p = prepare(Op::MatMul, "addmm", a, b);
+  EMBER_CHECK_ARG(p.a.dim() == 2 && p.b.dim() == 2, "addmm: expected 2-D matrices, but got {}-D and {}-D", p.a.dim(),
+                  p.b.dim());
+  const int64_t m = p.a.sizes()[0], k = p.a.sizes()[1], n = p.b.sizes()[1];
+  EMBER_CHECK_ARG(k == p.b.sizes()[0], "addmm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", m, k,
+                  p.b.sizes()[0], n);
+  EMBER_CHECK_ARG(c.dtype() == p.a.dtype(), "addmm: expected input of dtype {} like mat1 and mat2, but got {}",
+                  ember::name(p.a.dtype()), ember::name(c.dtype()));
+  const int64_t shape[2] = {m, n};
+  EMBER_CHECK_ARG(detail::broadcast_shapes(c.sizes(), IntArrayRef(shape, 2), "addmm") == IntArrayRef(shape, 2),
+                  "addmm: input of shape {} cannot be broadcast to the product's shape [{}, {}]", shape_str(c.sizes()),
+                  m, n);
+  // One copy of c (broadcast) into the output; the GEMM adds beta * out itself.
+  Tensor out = detail::empty_on(IntArrayRef(shape, 2), p.a.dtype(), *p.dev);
+  const double beta_d = beta.to_double();
+  if (beta_d != 0) out.copy_(c);  // beta == 0 ignores c entirely, NaNs included, as torch
+  gemm(p.a, p.b, out, alpha.to_double(), beta_d, *p.dev);
   return out;
 }
 
@@ -194,10 +202,25 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK_ARG(out.defined(), "matmul_out: undefined output");
+  // The 2-D case writes straight into a contiguous output of the right dtype and device.
+  if (a.defined() && b.defined() && a.dim() == 2 && b.dim() == 2 && out.is_contiguous() && out.dtype() == a.dtype() &&
+      out.device() == a.device()) {
+    auto p = prepare(Op::MatMul, "matmul_out", a, b);
+    EMBER_CHECK_ARG(p.a.sizes()[1] == p.b.sizes()[0],
+                    "matmul_out: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", p.a.sizes()[0],
+                    p.a.sizes()[1], p.b.sizes()[0], p.b.sizes()[1]);
+    EMBER_CHECK_ARG(out.dim() == 2 && out.sizes()[0] == p.a.sizes()[0] && out.sizes()[1] == p.b.sizes()[1],
+                    "matmul_out: output of shape {} does not match the result's shape [{}, {}]",
+                    shape_str(out.sizes()), p.a.sizes()[0], p.b.sizes()[1]);
+    if (p.dev->device == out.device()) {
+      gemm(p.a, p.b, out, 1, 0, *p.dev);
+      return out;
+    }
+  }
   Tensor r = matmul(a, b);
-  EMBER_CHECK_ARG(out.defined() && out.sizes() == r.sizes(),
-                  "matmul_out: output of shape {} does not match the result's shape {}",
-                  out.defined() ? shape_str(out.sizes()) : std::string("undefined"), shape_str(r.sizes()));
+  EMBER_CHECK_ARG(out.sizes() == r.sizes(), "matmul_out: output of shape {} does not match the result's shape {}",
+                  shape_str(out.sizes()), shape_str(r.sizes()));
   out.copy_(r);
   return out;
 }

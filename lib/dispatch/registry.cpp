@@ -32,13 +32,23 @@ void throw_no_kernel(Op op, DeviceType type, ScalarType dtype) {
               op_name(op), device_type_name(type), name(dtype), where.empty() ? "none" : where);
 }
 
+namespace {
+// Set while the built-in backends register, so their register_kernel calls do not
+// re-enter ensure_builtin_kernels (call_once would deadlock).
+thread_local bool t_registering_builtins = false;
+}  // namespace
+
 void ensure_builtin_kernels() {
   static std::once_flag once;
   std::call_once(once, [] {
+    t_registering_builtins = true;
     register_cpu_kernels();
     register_cuda_kernels();
+    t_registering_builtins = false;
   });
 }
+
+bool registering_builtins() { return t_registering_builtins; }
 
 }  // namespace detail
 
@@ -67,6 +77,9 @@ void put(Op op, DeviceType type, void* fn, DtypeSet dtypes, OpFamily family) {
   EMBER_CHECK_ARG(op_family(op) == family, "register_kernel: {} takes a kernel of type {}, but one of type {} was given", op_name(op),
                   family_kernel_name(op_family(op)), family_kernel_name(family));
   EMBER_CHECK_ARG(fn != nullptr, "register_kernel: null kernel for {}", op_name(op));
+  // A user's kernel registered before the first op must not be overwritten by the
+  // built-in ones registering later: make them register first.
+  if (!detail::registering_builtins()) detail::ensure_builtin_kernels();
   detail::g_kernel_table[static_cast<int>(op)][static_cast<int>(type)] = {fn, dtypes.bits()};
 }
 }  // namespace

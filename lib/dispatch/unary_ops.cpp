@@ -80,6 +80,14 @@ Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
   const std::optional<Scalar> sc[3] = {std::nullopt, std::nullopt, b};
   return detail::run_ternary(Op::Where, ins, sc, ComputeType::Promoted);
 }
+Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b) {
+  // Two numbers: the result takes their promoted type, shaped like the condition.
+  EMBER_CHECK_ARG(cond.defined(), "where: the condition is an undefined tensor");
+  detail::ResultType rt;
+  rt.add(a);
+  rt.add(b);
+  return where(cond, full({}, a, TensorOptions(rt.get()).device(cond.device())), b);
+}
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
   const Tensor ins[3] = {cond, Tensor(), b};
   const std::optional<Scalar> sc[3] = {std::nullopt, a, std::nullopt};
@@ -107,6 +115,7 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
   const std::optional<Scalar> sc[3];
   OpParams p;
   p.param[0] = detail::kernel_scalar(value);
+  EMBER_CHECK_ARG(t1.defined() && t2.defined(), "addcdiv: an input is an undefined tensor");
   EMBER_CHECK_ARG(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()),
                   "addcdiv: integer division with addcdiv is no longer supported; got {} and {}",
                   name(t1.dtype()), name(t2.dtype()));
@@ -130,6 +139,14 @@ EMBER_UNARY_INPLACE(tanh_, Op::Tanh, ComputeType::Floating)
 #undef EMBER_UNARY_INPLACE
 
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  EMBER_CHECK_ARG(defined(), "clamp_: undefined tensor");
+  // The bounds take part in type promotion; an in-place result must fit this dtype.
+  detail::ResultType rt;
+  rt.add(*this);
+  if (lo) rt.add(*lo);
+  if (hi) rt.add(*hi);
+  EMBER_CHECK_ARG(!ember::is_floating_point(rt.get()) || ember::is_floating_point(dtype()),
+                  "clamp_: result type {} can't be cast to the desired output type {}", ember::name(rt.get()), ember::name(dtype()));
   run_unary(Op::Clamp, *this, ComputeType::Promoted, clamp_params(*this, lo, hi), this);
   return *this;
 }

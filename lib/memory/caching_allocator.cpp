@@ -442,6 +442,11 @@ bool CachingAllocator::used() const {
   return used_;
 }
 
+bool CachingAllocator::has_limit() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return limit_.has_value() || fraction_.has_value();
+}
+
 memory::MemoryStats CachingAllocator::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   // Parked blocks are merged first so largest_free_block is the coalesced truth; this

@@ -51,6 +51,7 @@ class CachingAllocator {
   void set_limit(size_t bytes);
   void set_fraction(double fraction);  // 0 < fraction <= 1
   bool used() const;                   // any allocation has happened
+  bool has_limit() const;              // an explicit limit or fraction was set
   memory::MemoryStats stats() const;
   void reset_peak_stats();
   std::string summary() const;  // readable table like torch.cuda.memory_summary()

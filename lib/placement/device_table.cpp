@@ -94,7 +94,8 @@ DeviceEntry* make_entry(Table& t, DeviceType type, int index, int physical, cons
   size_t total = base.memory_total;
   e->allocator = std::make_unique<CachingAllocator>(
       e->device, raw_allocator_of(type, physical, e->backend), total,
-      limit ? limit : e->info.memory_limit, e->backend ? e->backend->stream_events(physical) : nullptr);
+      e->info.memory_limit, e->backend ? e->backend->stream_events(physical) : nullptr);
+  if (limit) e->allocator->set_limit(limit);  // a logical device's own limit is an explicit one
   // EMBER_ALLOC_CONF (e.g. "growth:false,limit_mb:2048") applies to every device's allocator.
   if (const char* conf = std::getenv("EMBER_ALLOC_CONF"); conf && *conf)
     apply_alloc_conf(parse_alloc_conf(conf), *e->allocator);

@@ -3,6 +3,7 @@
 // backend, split into logical devices by set_logical_devices), each with its own
 // caching allocator. Built on first use; entries are never removed, so pointers stay valid.
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -23,7 +24,7 @@ struct DeviceEntry {
   DeviceInfo info;
   Backend* backend = nullptr;  // null for CPU
   std::unique_ptr<CachingAllocator> allocator;  // made with the entry
-  bool used = false;           // first allocation or op has happened on the physical device
+  std::atomic<bool> used{false};  // first allocation or op has happened on the physical device
 };
 
 /// The entry of a concrete device (index >= 0), or nullptr when it does not exist.

@@ -45,9 +45,8 @@ thread_local int t_quiet __attribute__((tls_model("initial-exec")));
 
 std::atomic<Placement> g_policy{Placement::FollowInputs};
 std::atomic<bool> g_soft_placement{false};
-std::mutex g_default_mutex;
-Device g_default_device{kCPU, 0};
-std::atomic<bool> g_default_is_cpu0{true};
+// The default device packed as (type << 16 | index) so reading it takes no lock.
+std::atomic<int32_t> g_default_device{0};
 
 std::mutex g_sink_mutex;
 std::function<void(const std::string&)>& sink() {
@@ -57,8 +56,13 @@ std::function<void(const std::string&)>& sink() {
 
 void emit(const std::string& line) {
   if (t_quiet) return;
-  std::lock_guard<std::mutex> lock(g_sink_mutex);
-  if (sink()) sink()(line);
+  // The sink is called outside the lock: a sink may itself run (logged) ember ops.
+  std::function<void(const std::string&)> fn;
+  {
+    std::lock_guard<std::mutex> lock(g_sink_mutex);
+    fn = sink();
+  }
+  if (fn) fn(line);
   else std::fprintf(stderr, "%s\n", line.c_str());
 }
 
@@ -70,9 +74,8 @@ DeviceEntry& fallback_for(Device requested, Op op, ScalarType dtype) {
 }
 
 Device default_device() {
-  if (g_default_is_cpu0.load(std::memory_order_relaxed)) return Device(kCPU, 0);
-  std::lock_guard<std::mutex> lock(g_default_mutex);
-  return g_default_device;
+  const int32_t packed = g_default_device.load(std::memory_order_relaxed);
+  return Device(static_cast<DeviceType>(packed >> 16), packed & 0xffff);
 }
 
 }  // namespace
@@ -177,7 +180,10 @@ DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype, const char
         break;
       }
     Device d = inputs[lead].device();
-    if (g_policy.load(std::memory_order_relaxed) == Placement::PreferAccelerator && d.is_cpu())
+    // PreferAccelerator moves the op when any input is on the CPU, whatever its position.
+    bool any_cpu = false;
+    for (int i = 0; i < n; ++i) any_cpu = any_cpu || inputs[i].device().is_cpu();
+    if (g_policy.load(std::memory_order_relaxed) == Placement::PreferAccelerator && any_cpu)
       target = preferred_accelerator(op, dtype);
     if (!target) {
       for (int i = 0; i < n; ++i) {
@@ -235,9 +241,8 @@ Device current_device() {
 }
 
 void set_default_device(Device device) {
-  std::lock_guard<std::mutex> lock(detail::g_default_mutex);
-  detail::g_default_device = Device(device.type(), device.has_index() ? device.index() : 0);
-  detail::g_default_is_cpu0.store(detail::g_default_device == Device(kCPU, 0));
+  const int index = device.has_index() ? device.index() : 0;
+  detail::g_default_device.store((int32_t(device.type()) << 16) | index);
 }
 
 void set_placement(Placement policy) { detail::g_policy.store(policy); }

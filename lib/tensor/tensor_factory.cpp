@@ -21,6 +21,20 @@ void check_sizes(IntArrayRef sizes, const char* op) {
     EMBER_CHECK_ARG(s >= 0, "{}: negative dimension in size {}", op, shape_str(sizes));
 }
 
+namespace {
+// numel * element size, or InvalidArgument when the product does not fit in memory's range.
+size_t checked_nbytes(IntArrayRef sizes, ScalarType dtype) {
+  int64_t numel = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) overflow |= __builtin_mul_overflow(numel, s, &numel);
+  int64_t nbytes = 0;
+  overflow |= __builtin_mul_overflow(numel, int64_t(element_size(dtype)), &nbytes);
+  EMBER_CHECK_ARG(!overflow && numel >= 0, "empty: a tensor of size {} and dtype {} is too large to address",
+                  shape_str(sizes), name(dtype));
+  return size_t(nbytes);
+}
+}  // namespace
+
 std::string shape_str(IntArrayRef sizes) {
   std::string s = "[";
   for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
@@ -28,10 +42,8 @@ std::string shape_str(IntArrayRef sizes) {
 }
 
 Tensor empty_on(IntArrayRef sizes, ScalarType dtype, DeviceEntry& device) {
-  int64_t numel = 1;
-  for (int64_t s : sizes) numel *= s;
-  size_t nbytes = size_t(numel) * element_size(dtype);
-  if (__builtin_expect(!device.used, 0)) mark_used(device);
+  const size_t nbytes = checked_nbytes(sizes, dtype);
+  if (__builtin_expect(!device.used.load(std::memory_order_relaxed), 0)) mark_used(device);
   void* context = nullptr;
   void* stream = device.backend ? device.backend->current_stream(device.physical_index) : nullptr;
   void* data = device.allocator->allocate(nbytes, stream, &context);

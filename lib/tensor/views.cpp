@@ -45,6 +45,10 @@ SizesVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
 // (torch's computeStride): each run of old dims that is contiguous may be re-split.
 bool view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes, SizesVector& out) {
   out = SizesVector(new_sizes.size());
+  if (sizes.empty()) {  // a 0-d tensor views as any shape of one element
+    out = SizesVector(new_sizes.size(), 1);
+    return true;
+  }
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   if (numel == 0) {
@@ -99,8 +103,14 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
   return clone().view(ns);
 }
 
-Tensor Tensor::view_as(const Tensor& o) const { return view(o.sizes()); }
-Tensor Tensor::reshape_as(const Tensor& o) const { return reshape(o.sizes()); }
+Tensor Tensor::view_as(const Tensor& o) const {
+  check_defined(o, "view_as");
+  return view(o.sizes());
+}
+Tensor Tensor::reshape_as(const Tensor& o) const {
+  check_defined(o, "reshape_as");
+  return reshape(o.sizes());
+}
 
 Tensor Tensor::flatten(int64_t start, int64_t end) const {
   check_defined(*this, "flatten");
@@ -119,7 +129,11 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   check_defined(*this, "transpose");
-  if (dim() == 0) return make_view(*this, sizes(), strides(), storage_offset());
+  if (dim() == 0) {  // only dims 0 and -1 name the (absent) dim of a 0-d tensor
+    wrap_dim(d0, 0, "transpose");
+    wrap_dim(d1, 0, "transpose");
+    return make_view(*this, sizes(), strides(), storage_offset());
+  }
   d0 = wrap_dim(d0, dim(), "transpose");
   d1 = wrap_dim(d1, dim(), "transpose");
   SizesVector sz(sizes()), st(strides());
@@ -160,8 +174,8 @@ Tensor Tensor::squeeze() const {
 
 Tensor Tensor::squeeze(int64_t d) const {
   check_defined(*this, "squeeze");
-  if (dim() == 0) return make_view(*this, sizes(), strides(), storage_offset());
   d = wrap_dim(d, dim(), "squeeze");
+  if (dim() == 0) return make_view(*this, sizes(), strides(), storage_offset());
   if (size(d) != 1) return make_view(*this, sizes(), strides(), storage_offset());
   SizesVector sz(sizes()), st(strides());
   sz.erase(size_t(d));
@@ -197,6 +211,8 @@ Tensor Tensor::expand(IntArrayRef shape) const {
       continue;
     }
     int64_t have = size(td);
+    EMBER_CHECK_ARG(want >= -1, "expand: invalid size {} at dimension {}; sizes must be >= 0 (or -1 to keep one)",
+                    want, i);
     if (want == -1) want = have;
     EMBER_CHECK_ARG(have == want || have == 1,
                     "expand: the expanded size of the tensor ({}) must match the existing size ({}) at "
@@ -208,7 +224,10 @@ Tensor Tensor::expand(IntArrayRef shape) const {
   return make_view(*this, sz, st, storage_offset());
 }
 
-Tensor Tensor::expand_as(const Tensor& o) const { return expand(o.sizes()); }
+Tensor Tensor::expand_as(const Tensor& o) const {
+  check_defined(o, "expand_as");
+  return expand(o.sizes());
+}
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
   check_defined(*this, "slice");
