@@ -2,6 +2,7 @@
 // portable kernel. Transposed operands are passed as BLAS transposes, never copied.
 #include <cblas.h>
 
+#include "cpu/blas_dims.h"
 #include "cpu/matmul_generic.h"
 #include "cpu/register_cpu.h"
 
@@ -16,8 +17,7 @@ struct BlasOperand {
   int64_t ld;
 };
 BlasOperand blas_operand(int64_t row_stride, int64_t col_stride, int64_t cols) {
-  if (col_stride == 1) return {CblasNoTrans, std::max<int64_t>(row_stride, std::max<int64_t>(cols, 1))};
-  return {CblasTrans, std::max<int64_t>(col_stride, 1)};
+  return {col_stride == 1 ? CblasNoTrans : CblasTrans, blas_leading_dim(row_stride, col_stride, cols)};
 }
 
 template <class T, class Gemm>
@@ -34,6 +34,8 @@ void blas_batched(const MatmulArgs& a, Gemm gemm) {
 
 void matmul_kernel(const MatmulArgs& a) {
   if (a.m == 0 || a.n == 0) return;
+  // CBLAS takes int sizes: beyond INT_MAX they would wrap, so the int64 generic kernel runs.
+  if (!blas_dims_fit_int(a)) return matmul_generic(a);
   if (a.dtype == kFloat) return blas_batched<float>(a, cblas_sgemm);
   if (a.dtype == kDouble) return blas_batched<double>(a, cblas_dgemm);
   matmul_generic(a);

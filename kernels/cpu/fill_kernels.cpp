@@ -29,7 +29,9 @@ void fill_kernel(const ElementwiseArgs& a) {
   dispatch_dtype(a.out_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T v;
-    if constexpr (std::is_floating_point_v<opmath_t<T>>) v = T(opmath_t<T>(a.param[0].f));
+    // Bool from the double (param.f is always set): full(..., 0.5, kBool) is true.
+    if constexpr (std::is_same_v<T, bool>) v = a.param[0].f != 0;
+    else if constexpr (std::is_floating_point_v<opmath_t<T>>) v = T(opmath_t<T>(a.param[0].f));
     else v = cast_to<T>(a.param[0].i);
     elementwise_kernel<T>(a, [v]() { return v; });
   });
@@ -56,13 +58,15 @@ void arange_kernel(const ElementwiseArgs& a) {
   });
 }
 
+// Uniforms carry as many bits as T holds, so rand's [0, 1) survives the cast to T.
 void uniform_kernel(const ElementwiseArgs& a) {
   const uint64_t seed = a.seed, offset = a.offset;
   const double lo = a.param[0].f, hi = a.param[1].f;
   dispatch_floating(a.out_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
+    constexpr int digits = mantissa_digits<T>();
     indexed_fill<T>(a, [=](int64_t i) {
-      return cast_to<T>(lo + (hi - lo) * random_uniform(seed, offset + uint64_t(i)));
+      return cast_to<T>(lo + (hi - lo) * random_uniform(seed, offset + uint64_t(i), digits));
     });
   });
 }
@@ -73,7 +77,7 @@ void normal_kernel(const ElementwiseArgs& a) {
   dispatch_floating(a.out_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     indexed_fill<T>(a, [=](int64_t i) {
-      return cast_to<T>(mean + std * random_normal(seed, offset + uint64_t(i)));
+      return cast_to<T>(mean + std * random_normal(seed, normal_counter(offset, uint64_t(i))));
     });
   });
 }

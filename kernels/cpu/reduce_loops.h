@@ -3,8 +3,8 @@
 //   Acc init(); void row(Acc&, const T* p, int64_t n, int64_t stride, int64_t first_index);
 //   void merge(Acc& a, const Acc& later); Res project(const Acc&); int64_t index(const Acc&);
 // and the driver walks each output's slice of the input (rows of the innermost reduced
-// dim), parallel over outputs, or over the reduced range with per-thread partials merged
-// in thread order when there are too few outputs to keep every thread busy.
+// dim), parallel over outputs, or over chunks of the reduced range with per-chunk partials
+// merged in chunk order when there are too few outputs to keep every thread busy.
 
 #include <omp.h>
 
@@ -92,26 +92,27 @@ void reduce_driver(const ReduceArgs& a, const R& r) {
     });
     return;
   }
-  // Few outputs: every thread reduces one chunk of each output's range into its own
-  // partial; partials are merged in thread (= index) order, so argmax keeps the first index.
-  const int nt = int(std::min<int64_t>(nthreads, n_red / kParallelGrain));
-  std::vector<Acc> partial(size_t(nt) * size_t(n_out), r.init());
-  const int64_t chunk = (n_red + nt - 1) / nt;
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
-    const int64_t b = std::min(n_red, t * chunk), e = std::min(n_red, b + chunk);
+  // Few outputs: the reduced range is cut into nc chunks, each reduced into its own
+  // partial; partials are merged in chunk (= index) order, so argmax keeps the first index.
+  // The chunks are a worksharing loop, not one per thread: with OMP_DYNAMIC or a thread
+  // limit fewer threads than asked may run, and every chunk must still be reduced.
+  const int nc = int(std::min<int64_t>(nthreads, n_red / kParallelGrain));
+  std::vector<Acc> partial(size_t(nc) * size_t(n_out), r.init());
+  const int64_t chunk = (n_red + nc - 1) / nc;
+#pragma omp parallel for schedule(static, 1) num_threads(nc)
+  for (int c = 0; c < nc; ++c) {
+    const int64_t b = std::min(n_red, c * chunk), e = std::min(n_red, b + chunk);
     for (int64_t k = 0; k < n_out; ++k) {
       int64_t in_off, out_off;
       output_offsets(a, k, in_off, out_off);
-      walk_reduced(a, in + in_off, b, e, partial[size_t(t) * size_t(n_out) + size_t(k)], r);
+      walk_reduced(a, in + in_off, b, e, partial[size_t(c) * size_t(n_out) + size_t(k)], r);
     }
   }
   for (int64_t k = 0; k < n_out; ++k) {
     int64_t in_off, out_off;
     output_offsets(a, k, in_off, out_off);
     Acc acc = partial[size_t(k)];
-    for (int t = 1; t < nt; ++t) r.merge(acc, partial[size_t(t) * size_t(n_out) + size_t(k)]);
+    for (int c = 1; c < nc; ++c) r.merge(acc, partial[size_t(c) * size_t(n_out) + size_t(k)]);
     finish(out_off, acc);
   }
 }

@@ -71,8 +71,10 @@ void cuda_dispatch(const char* kernel, ScalarType dtype, Fn&& fn) {
 /// cast_to of dtype_dispatch.h, for host and device.
 template <class To, class From>
 __host__ __device__ __forceinline__ To cuda_cast(From v) {
-  if constexpr (std::is_same_v<To, bool>) return static_cast<float>(v) != 0;
-  else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) return To(static_cast<float>(v));
+  if constexpr (std::is_same_v<To, bool>) {
+    if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) return static_cast<float>(v) != 0;
+    else return v != From(0);  // in From: 1e-50 (double) is true
+  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) return To(static_cast<float>(v));
   else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) return static_cast<To>(static_cast<float>(v));
   else return static_cast<To>(v);
 }

@@ -65,8 +65,9 @@ template <class T>
 struct UniformOp {
   uint64_t seed, offset;
   double lo, span;
+  static constexpr int kDigits = mantissa_digits<T>();  // as the CPU: T's significand bits
   __device__ T operator()(int64_t i) const {
-    return cuda_cast<T>(__dadd_rn(lo, __dmul_rn(span, random_uniform(seed, offset + uint64_t(i)))));
+    return cuda_cast<T>(__dadd_rn(lo, __dmul_rn(span, random_uniform(seed, offset + uint64_t(i), kDigits))));
   }
 };
 template <class T>
@@ -74,7 +75,7 @@ struct NormalOp {
   uint64_t seed, offset;
   double mean, std;
   __device__ T operator()(int64_t i) const {
-    return cuda_cast<T>(__dadd_rn(mean, __dmul_rn(std, random_normal(seed, offset + uint64_t(i)))));
+    return cuda_cast<T>(__dadd_rn(mean, __dmul_rn(std, random_normal(seed, normal_counter(offset, uint64_t(i))))));
   }
 };
 template <class T>
@@ -95,7 +96,8 @@ void fill_kernel(const ElementwiseArgs& a) {
   cuda_dispatch<kAllMask>("cuda fill", a.out_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T v;
-    if constexpr (is_float_v<T>) v = T(cuda_opmath_t<T>(a.param[0].f));
+    if constexpr (std::is_same_v<T, bool>) v = a.param[0].f != 0;  // as the CPU: 0.5 fills true
+    else if constexpr (is_float_v<T>) v = T(cuda_opmath_t<T>(a.param[0].f));
     else v = cuda_cast<T>(a.param[0].i);
     launch_elementwise<T>(a, FillOp<T>{v});
   });

@@ -52,8 +52,10 @@ decltype(auto) dispatch_floating(ScalarType dtype, Fn&& fn) {
 /// anything -> bool is != 0).
 template <class To, class From>
 inline To cast_to(From v) {
-  if constexpr (std::is_same_v<To, bool>) return static_cast<float>(v) != 0;
-  else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) return To(static_cast<float>(v));
+  if constexpr (std::is_same_v<To, bool>) {
+    if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) return static_cast<float>(v) != 0;
+    else return v != From(0);  // in From: 1e-50 (double) is true
+  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) return To(static_cast<float>(v));
   else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) return static_cast<To>(static_cast<float>(v));
   else return static_cast<To>(v);
 }

@@ -73,7 +73,26 @@ void print_value(std::ostream& os, double v, const Format& f) {
   else os << std::fixed << std::setprecision(f.precision) << v / f.scale;
 }
 
-void print_matrix(std::ostream& os, const double* v, int64_t rows, int64_t cols, const Format& f) {
+void print_value(std::ostream& os, int64_t v, const Format& f) { os << std::setw(f.width) << v; }
+
+// Integer and bool dtypes print through int64, not double, so 2^53 + 1 stays exact:
+// plainly, one column wider than the largest magnitude's digits (libtorch's int mode,
+// except that libtorch, printing through double, turns scientific above 9 digits).
+Format choose_int_format(const int64_t* v, int64_t n) {
+  uint64_t max_abs = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t a = v[i] < 0 ? uint64_t(0) - uint64_t(v[i]) : uint64_t(v[i]);
+    max_abs = std::max(max_abs, a);
+  }
+  Format f;
+  f.width = 2;
+  for (; max_abs >= 10; max_abs /= 10) ++f.width;
+  f.precision = 0;
+  return f;
+}
+
+template <class V>
+void print_matrix(std::ostream& os, const V* v, int64_t rows, int64_t cols, const Format& f) {
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) {
       if (c) os << " ";
@@ -83,39 +102,45 @@ void print_matrix(std::ostream& os, const double* v, int64_t rows, int64_t cols,
   }
 }
 
+template <class V>
+void print_values(std::ostream& os, const Tensor& t, const V* d, int64_t n, const Format& f) {
+  if (n == 0) return;
+  if (f.scale != 1) os << std::defaultfloat << std::setprecision(0) << std::scientific << f.scale << " *\n";
+  if (t.dim() == 0) {
+    os << std::defaultfloat << std::setprecision(6) << d[0] << "\n";
+  } else if (t.dim() == 1) {
+    print_matrix(os, d, n, 1, f);
+  } else if (t.dim() == 2) {
+    print_matrix(os, d, t.size(0), t.size(1), f);
+  } else {
+    const int64_t rows = t.size(-2), cols = t.size(-1), per = rows * cols;
+    std::vector<int64_t> idx(size_t(t.dim() - 2), 0);
+    for (int64_t m = 0; m < n / per; ++m) {
+      os << "(";
+      for (int64_t i : idx) os << i + 1 << ",";
+      os << ".,.) = \n";
+      print_matrix(os, d + m * per, rows, cols, f);
+      os << "\n";
+      for (int64_t k = int64_t(idx.size()) - 1; k >= 0; --k) {
+        if (++idx[size_t(k)] < t.size(k)) break;
+        idx[size_t(k)] = 0;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
   std::ios_base::fmtflags flags = os.flags();
   std::streamsize prec = os.precision();
-  Tensor v = t.to(Device(kCPU, 0), kDouble).contiguous();
-  const double* d = v.data_ptr<double>();
-  const int64_t n = v.numel();
-  Format f = choose_format(d, n);
-  if (n > 0) {
-    if (f.scale != 1) os << std::defaultfloat << std::setprecision(0) << std::scientific << f.scale << " *\n";
-    if (t.dim() == 0) {
-      os << std::defaultfloat << std::setprecision(6) << d[0] << "\n";
-    } else if (t.dim() == 1) {
-      print_matrix(os, d, n, 1, f);
-    } else if (t.dim() == 2) {
-      print_matrix(os, d, t.size(0), t.size(1), f);
-    } else {
-      const int64_t rows = t.size(-2), cols = t.size(-1), per = rows * cols;
-      std::vector<int64_t> idx(size_t(t.dim() - 2), 0);
-      for (int64_t m = 0; m < n / per; ++m) {
-        os << "(";
-        for (int64_t i : idx) os << i + 1 << ",";
-        os << ".,.) = \n";
-        print_matrix(os, d + m * per, rows, cols, f);
-        os << "\n";
-        for (int64_t k = int64_t(idx.size()) - 1; k >= 0; --k) {
-          if (++idx[size_t(k)] < t.size(k)) break;
-          idx[size_t(k)] = 0;
-        }
-      }
-    }
+  if (is_floating_point(t.dtype())) {
+    Tensor v = t.to(Device(kCPU, 0), kDouble).contiguous();
+    print_values(os, t, v.data_ptr<double>(), v.numel(), choose_format(v.data_ptr<double>(), v.numel()));
+  } else {
+    Tensor v = t.to(Device(kCPU, 0), kInt64).contiguous();
+    print_values(os, t, v.data_ptr<int64_t>(), v.numel(), choose_int_format(v.data_ptr<int64_t>(), v.numel()));
   }
   os << "[ " << backend_word(t.device()) << type_word(t.dtype()) << "Type{";
   for (int64_t i = 0; i < t.dim(); ++i) os << (i ? "," : "") << t.size(i);
