@@ -68,6 +68,24 @@ void cublas_matmul(benchmark::State& state, int64_t n, const std::string& type, 
   cublasDestroy(handle);
 }
 
+// The allocator's cached pair on a GPU (CPU-side cost) against cudaMalloc + cudaFree.
+void gpu_allocator_pair(benchmark::State& state) {
+  ember::Tensor warm = ember::empty({1024}, ember::Device("cuda:0"));
+  warm = ember::Tensor();
+  for (auto _ : state) {
+    ember::Tensor t = ember::empty({1024}, ember::Device("cuda:0"));
+    benchmark::DoNotOptimize(t.data_ptr());
+  }
+}
+void cuda_malloc_pair(benchmark::State& state) {
+  for (auto _ : state) {
+    void* p = nullptr;
+    cudaMalloc(&p, 4096);
+    benchmark::DoNotOptimize(p);
+    cudaFree(p);
+  }
+}
+
 void gpu_tiny_add(benchmark::State& state) {
   ember::Tensor x = ember::ones({1}, ember::Device("cuda:0"));
   time_gpu(state, 1000, [&] { benchmark::DoNotOptimize((x + x).data_ptr()); });
@@ -93,6 +111,8 @@ void register_gpu_cases(bool short_run) {
       reg(kase + " | bound", [=](benchmark::State& s) { cublas_matmul(s, m, store, tf32); });
     }
   reg("gpu tiny add | ember", gpu_tiny_add);
+  benchmark::RegisterBenchmark("gpu allocator pair | ember", gpu_allocator_pair)->UseRealTime()->Unit(benchmark::kNanosecond);
+  benchmark::RegisterBenchmark("gpu allocator pair | bound", cuda_malloc_pair)->UseRealTime()->Unit(benchmark::kNanosecond);
 }
 
 std::vector<std::string> gpu_case_names(bool short_run) {
@@ -103,6 +123,7 @@ std::vector<std::string> gpu_case_names(bool short_run) {
   for (int64_t m : sizes)
     for (const char* type : {"fp32", "tf32", "fp16", "bf16"}) names.push_back("gpu matmul " + std::to_string(m) + " " + type);
   names.push_back("gpu tiny add");
+  names.push_back("gpu allocator pair");
   return names;
 }
 
