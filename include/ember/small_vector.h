@@ -36,7 +36,13 @@ class SizesVector {
 
   void assign(IntArrayRef r) {
     reserve(r.size());
-    if (r.size()) std::memmove(data(), r.data(), r.size() * sizeof(int64_t));
+    int64_t* d = data();
+    const int64_t* s = r.data();
+    if (d + r.size() <= s || s + r.size() <= d) {
+      for (size_t i = 0; i < r.size(); ++i) d[i] = s[i];  // short: a loop beats a memmove call
+    } else if (r.size()) {
+      std::memmove(d, s, r.size() * sizeof(int64_t));
+    }
     size_ = r.size();
   }
   void resize(size_t n, int64_t value = 0) {

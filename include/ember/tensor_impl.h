@@ -26,6 +26,9 @@ struct EMBER_API StorageImpl {
   ~StorageImpl() {
     if (deleter_) deleter_(context_, data_);
   }
+  /// Recycled through a small per-thread free list: every op makes one of these.
+  static void* operator new(size_t bytes);
+  static void operator delete(void* p);
 
   std::atomic<int32_t> refcount_{1};
   void* data_;
@@ -44,6 +47,9 @@ struct EMBER_API TensorImpl {
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes);
   TensorImpl(const TensorImpl&) = delete;
   TensorImpl& operator=(const TensorImpl&) = delete;
+  /// Recycled through a small per-thread free list: every op makes one of these.
+  static void* operator new(size_t bytes);
+  static void operator delete(void* p);
 
   /// Recomputes numel_ and is_contiguous_ after sizes or strides change.
   void refresh();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cpu/cpu_loops.h"
+#include "cpu/avx2_f32.h"
 #include "cpu/streaming_f32.h"
 #include "core/dtype_dispatch.h"
 #include "cpu/register_cpu.h"
@@ -37,6 +38,10 @@ void add_sub_kernel(const ElementwiseArgs& a) {
       elementwise_kernel<T, T, T>(a, [](bool x, bool y) -> bool { return x || y; });
     } else {
       const M alpha = M(Sign) * param_as<M>(a.param[0]);
+      if constexpr (std::is_same_v<T, float>) {
+        if (alpha == 1.0f && try_avx2_binary_f32(a, [](float x, float y) { return x + y; })) return;
+        if (alpha == -1.0f && try_avx2_binary_f32(a, [](float x, float y) { return x - y; })) return;
+      }
 #if defined(__SSE2__)
       if constexpr (std::is_same_v<T, float>) {
         if (alpha == 1.0f && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_add_ps(x, y); },
@@ -55,6 +60,7 @@ void add_sub_kernel(const ElementwiseArgs& a) {
 }
 
 void mul_kernel(const ElementwiseArgs& a) {
+  if (a.dtype == kFloat && try_avx2_binary_f32(a, [](float x, float y) { return x * y; })) return;
 #if defined(__SSE2__)
   if (a.dtype == kFloat && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_mul_ps(x, y); },
                                                     [](float x, float y) { return x * y; }))

@@ -1,0 +1,49 @@
+#pragma once
+// Small contiguous float32 binary ops compiled a second time for AVX2 and chosen at run
+// time: ember is built for baseline x86-64 (SSE2), where a 1000-element add spends
+// twice the instructions it needs. Larger ops are memory-bound and take the other paths.
+
+#include <cstdint>
+
+#include "cpu/cpu_loops.h"
+#include "ember/kernel_args.h"
+
+namespace ember::detail {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+inline bool cpu_has_avx2() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return has;
+}
+
+template <class F>
+__attribute__((target("avx2"))) void avx2_binary_loop(float* __restrict out, const float* x, const float* y,
+                                                      int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+}
+
+/// out = f(x, y) for a dense float32 op small enough to run on one thread, with AVX2
+/// when the CPU has it. Returns false when the args do not qualify.
+template <class F>
+bool try_avx2_binary_f32(const ElementwiseArgs& a, F f) {
+  if (!a.contiguous || a.ninputs != 2 || a.strides[1][0] != 1 || a.strides[2][0] != 1 ||
+      a.numel > kParallelGrain || a.numel < 16 || !cpu_has_avx2())
+    return false;
+  const float* x = reinterpret_cast<const float*>(a.data[1]);
+  const float* y = reinterpret_cast<const float*>(a.data[2]);
+  float* out = reinterpret_cast<float*>(a.data[0]);
+  // In-place ops alias out with an input exactly; partial overlap is not produced here.
+  avx2_binary_loop(out, x, y, a.numel, f);
+  return true;
+}
+#else
+template <class F>
+bool try_avx2_binary_f32(const ElementwiseArgs&, F) {
+  return false;
+}
+#endif
+
+}  // namespace ember::detail
