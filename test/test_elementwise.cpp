@@ -3,23 +3,18 @@
 #include <catch2/catch.hpp>
 #include <ember/ember.h>
 
+#include "test_util.h"
+
 #include <cmath>
 #include <functional>
 #include <random>
 
 using namespace ember;
+using ember_test::dvalues;
+using ember_test::fresh_seed;
 
 namespace {
 
-uint64_t fresh_seed() {
-  static std::random_device rd;
-  return (uint64_t(rd()) << 32) | rd();
-}
-
-std::vector<double> dvalues(const Tensor& t) {
-  Tensor c = t.to(kDouble).contiguous();
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
 
 double tolerance(ScalarType t) { return t == kHalf ? 2e-3 : t == kBFloat16 ? 1.6e-2 : t == kFloat ? 2e-6 : 1e-12; }
 

@@ -2,14 +2,11 @@
 #include <catch2/catch.hpp>
 #include <ember/ember.h>
 
-using namespace ember;
+#include "test_util.h"
 
-namespace {
-std::vector<double> dvalues(const Tensor& t) {
-  Tensor c = t.to(kDouble).contiguous();
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
-}  // namespace
+using namespace ember;
+using ember_test::dvalues;
+using ember_test::fresh_seed;
 
 TEST_CASE("join: cat along any dim with dtype promotion") {
   Tensor a = arange(6).reshape({2, 3}), b = arange(6, 12).reshape({2, 3});

@@ -2,15 +2,15 @@
 #include <catch2/catch.hpp>
 #include <ember/ember.h>
 
+#include "test_util.h"
+
 #include <random>
 
 using namespace ember;
+using ember_test::dvalues;
+using ember_test::fresh_seed;
 
 namespace {
-std::vector<double> dvalues(const Tensor& t) {
-  Tensor c = t.to(kDouble).contiguous();
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
 // Reference product of [m,k] and [k,n] row-major double matrices.
 std::vector<double> ref_mm(const std::vector<double>& a, const std::vector<double>& b, int64_t m, int64_t k, int64_t n) {
   std::vector<double> c(size_t(m * n), 0.0);

@@ -3,17 +3,14 @@
 #include <catch2/catch.hpp>
 #include <ember/ember.h>
 
+#include "test_util.h"
+
 #include <cmath>
 #include <sstream>
 
 using namespace ember;
-
-namespace {
-std::vector<double> dvalues(const Tensor& t) {
-  Tensor c = t.to(kDouble).contiguous();
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
-}  // namespace
+using ember_test::dvalues;
+using ember_test::fresh_seed;
 
 TEST_CASE("validation: addmm checks the input dtype and adds beta * c once") {
   Tensor a = ones({2, 3}), b = ones({3, 2});

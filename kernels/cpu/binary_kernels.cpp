@@ -13,11 +13,6 @@ namespace ember::detail {
 
 namespace {
 
-template <class M>
-M param_as(const KernelScalar& s) {
-  if constexpr (std::is_floating_point_v<M>) return M(s.f);
-  else return M(s.i);
-}
 
 template <class F>
 void same_type_binary(const ElementwiseArgs& a, F f) {
@@ -37,7 +32,7 @@ void add_sub_kernel(const ElementwiseArgs& a) {
     if constexpr (std::is_same_v<T, bool>) {
       elementwise_kernel<T, T, T>(a, [](bool x, bool y) -> bool { return x || y; });
     } else {
-      const M alpha = M(Sign) * param_as<M>(a.param[0]);
+      const M alpha = M(Sign) * kernel_param<M>(a.param[0]);
       if constexpr (std::is_same_v<T, float>) {
         if (alpha == 1.0f && try_avx2_binary_f32(a, [](float x, float y) { return x + y; })) return;
         if (alpha == -1.0f && try_avx2_binary_f32(a, [](float x, float y) { return x - y; })) return;

@@ -7,11 +7,6 @@ namespace ember::detail {
 
 namespace {
 
-template <class M>
-M param_as(const KernelScalar& s) {
-  if constexpr (std::is_floating_point_v<M>) return M(s.f);
-  else return M(s.i);
-}
 
 // Operands: out, cond (bool), a, b (dtype).
 void where_kernel(const ElementwiseArgs& a) {
@@ -40,7 +35,7 @@ void addcmul_kernel(const ElementwiseArgs& a) {
     if constexpr (std::is_same_v<T, bool>) {
       elementwise_kernel<T, T, T, T>(a, [](bool s, bool x, bool y) -> bool { return s || (x && y); });
     } else {
-      const M v = param_as<M>(a.param[0]);
+      const M v = kernel_param<M>(a.param[0]);
       elementwise_kernel<T, T, T, T>(a, [v](M s, M x, M y) -> M { return s + v * x * y; });
     }
   });
@@ -50,7 +45,7 @@ void addcdiv_kernel(const ElementwiseArgs& a) {
   dispatch_floating(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
-    const M v = param_as<M>(a.param[0]);
+    const M v = kernel_param<M>(a.param[0]);
     elementwise_kernel<T, T, T, T>(a, [v](M s, M x, M y) -> M { return s + v * (x / y); });
   });
 }

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "core/check.h"
+#include "ember/kernel_args.h"
 #include "ember/scalar_type.h"
 
 namespace ember::detail {
@@ -46,6 +47,14 @@ decltype(auto) dispatch_floating(ScalarType dtype, Fn&& fn) {
     default: break;
   }
   EMBER_THROW(NotImplemented, "kernel expects a floating dtype, got {}", name(dtype));
+}
+
+/// An op parameter (alpha, a clamp bound, a fill value) in the kernel's compute type:
+/// the exact integer for integer types, the double for floating ones.
+template <class M>
+inline M kernel_param(const KernelScalar& s) {
+  if constexpr (std::is_floating_point_v<M>) return M(s.f);
+  else return M(s.i);
 }
 
 /// Converts between element types the way torch's casts do (float -> int truncates,

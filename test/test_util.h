@@ -1,0 +1,23 @@
+#pragma once
+// Helpers shared by the test files: a tensor's values as float64, a fresh random seed.
+
+#include <ember/ember.h>
+
+#include <random>
+#include <vector>
+
+namespace ember_test {
+
+/// The tensor's elements, converted to float64, in row-major order.
+inline std::vector<double> dvalues(const ember::Tensor& t) {
+  ember::Tensor c = t.to(ember::Device(ember::kCPU, 0), ember::kDouble).contiguous();
+  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+
+/// A seed from the OS: inputs are fresh each run (print it with INFO on failure).
+inline uint64_t fresh_seed() {
+  static std::random_device rd;
+  return (uint64_t(rd()) << 32) | rd();
+}
+
+}  // namespace ember_test
