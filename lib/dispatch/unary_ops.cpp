@@ -46,25 +46,28 @@ Tensor neg(const Tensor& x) {
 }
 
 namespace {
-OpParams clamp_params(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+OpParams clamp_params(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
   EMBER_CHECK_ARG(lo || hi, "clamp: at least one of 'min' or 'max' must not be None");
   OpParams p;
   if (lo) p.param[0] = detail::kernel_scalar(*lo), p.has_param[0] = true;
   if (hi) p.param[1] = detail::kernel_scalar(*hi), p.has_param[1] = true;
-  (void)x;
   return p;
+}
+// Bounds take part in type promotion: clamp(int tensor, 1.5) is float32, as in torch.
+ScalarType clamp_result_type(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+  detail::ResultType rt;
+  rt.add(x);
+  if (lo) rt.add(*lo);
+  if (hi) rt.add(*hi);
+  return rt.get();
 }
 }  // namespace
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   EMBER_CHECK_ARG(x.defined(), "clamp: undefined tensor");
-  // Bounds take part in type promotion: clamp(int tensor, 1.5) is float32, as in torch.
-  detail::ResultType rt;
-  rt.add(x);
-  if (lo) rt.add(*lo);
-  if (hi) rt.add(*hi);
-  const Tensor in = rt.get() == x.dtype() ? x : x.to(rt.get());
-  return run_unary(Op::Clamp, in, ComputeType::Promoted, clamp_params(in, lo, hi));
+  const ScalarType rt = clamp_result_type(x, lo, hi);
+  const Tensor in = rt == x.dtype() ? x : x.to(rt);
+  return run_unary(Op::Clamp, in, ComputeType::Promoted, clamp_params(lo, hi));
 }
 Tensor clamp_min(const Tensor& x, const Scalar& lo) { return clamp(x, lo, std::nullopt); }
 Tensor clamp_max(const Tensor& x, const Scalar& hi) { return clamp(x, std::nullopt, hi); }
@@ -140,14 +143,12 @@ EMBER_UNARY_INPLACE(tanh_, Op::Tanh, ComputeType::Floating)
 
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
   EMBER_CHECK_ARG(defined(), "clamp_: undefined tensor");
-  // The bounds take part in type promotion; an in-place result must fit this dtype.
-  detail::ResultType rt;
-  rt.add(*this);
-  if (lo) rt.add(*lo);
-  if (hi) rt.add(*hi);
-  EMBER_CHECK_ARG(!ember::is_floating_point(rt.get()) || ember::is_floating_point(dtype()),
-                  "clamp_: result type {} can't be cast to the desired output type {}", ember::name(rt.get()), ember::name(dtype()));
-  run_unary(Op::Clamp, *this, ComputeType::Promoted, clamp_params(*this, lo, hi), this);
+  // An in-place result must fit this dtype.
+  const ScalarType rt = clamp_result_type(*this, lo, hi);
+  EMBER_CHECK_ARG(!ember::is_floating_point(rt) || ember::is_floating_point(dtype()),
+                  "clamp_: result type {} can't be cast to the desired output type {}", ember::name(rt),
+                  ember::name(dtype()));
+  run_unary(Op::Clamp, *this, ComputeType::Promoted, clamp_params(lo, hi), this);
   return *this;
 }
 Tensor& Tensor::fill_(const Scalar& value) {
