@@ -5,7 +5,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,9 +31,43 @@ Implementation bound_implementation();
 /// The caching allocator's cached allocate+free pair vs malloc/free.
 void allocator_cached_pair(benchmark::State& state);
 void malloc_free_pair(benchmark::State& state);
-/// GPU cases (ember vs cuBLAS / copy bound) when a CUDA device is present.
-void register_gpu_cases(bool short_run);
-std::vector<std::string> gpu_case_names(bool short_run);
+/// GPU cases (ember, libtorch with CUDA when the linked libtorch has it, and the bound:
+/// cuBLAS called directly or a device-to-device copy of the same bytes) when a CUDA
+/// device is present. Returns each case's name ("gpu sum 64M") and how many of its sides
+/// were registered (as "<case> | ember", "<case> | libtorch", "<case> | bound").
+struct RegisteredCase {
+  std::string name;
+  int sides;
+};
+std::vector<RegisteredCase> register_gpu_cases(bool short_run);
+/// One GPU case, the same for every side. Sizes: n elements (add, sum, tiny add), an
+/// n x n matrix (sum(0), softmax over the last dim, transpose-copy, matmul) or a batch
+/// of 64 n x n matrices (bmm). dtype: "fp32", "tf32" (float32 on tensor cores), "fp16", "bf16".
+struct GpuCase {
+  enum Kind { Add, Sum, SumDim0, Softmax, Transpose, TinyAdd, Matmul, Bmm } kind;
+  int64_t n;
+  std::string dtype = "fp32";
+};
+/// Runs a case's op once, asynchronously; its tensors are made when the op is built.
+using GpuOp = std::function<void()>;
+/// libtorch's side of a case, or nullptr when libtorch is absent or has no CUDA.
+GpuOp torch_gpu_case(const GpuCase& c);
+/// Waits for all work on GPU 0 (cudaDeviceSynchronize), whichever library queued it.
+void gpu_synchronize();
+
+/// Times `reps` back-to-back calls of fn per iteration, by the wall clock up to a device
+/// synchronize, so that ember and libtorch (on their own streams) are timed alike.
+template <class Fn>
+void time_gpu(benchmark::State& state, int reps, Fn&& fn) {
+  fn();
+  gpu_synchronize();
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i) fn();
+    gpu_synchronize();
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps);
+  }
+}
 /// Threads each side uses (stated in the report).
 int bench_threads();
 

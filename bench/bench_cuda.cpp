@@ -1,11 +1,15 @@
-// GPU cases (registered only when a CUDA device is present): add 64M against the
-// device-to-device copy bound, matmul against cublasGemmEx called directly, and the
-// tiny-op launch + dispatch cost. Timed with CUDA events on the current stream.
+// GPU cases (registered only when a CUDA device is present), each with ember, libtorch
+// (when the linked libtorch has CUDA) and a bound side by side: memory-bound ops against
+// a device-to-device copy of the same bytes, matmul against cuBLAS called directly, and
+// the tiny-op launch + dispatch cost against torch's.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <ember/ember.h>
 
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bench_cases.h"
 
@@ -13,59 +17,120 @@ namespace ember_bench {
 
 namespace {
 
-// Times fn with events around `reps` back-to-back calls; reports the time per call.
-template <class Fn>
-void time_gpu(benchmark::State& state, int reps, Fn fn) {
-  ember::cuda::Event start, end;
-  fn();
-  ember::cuda::synchronize(0);
-  for (auto _ : state) {
-    start.record(ember::cuda::current_stream(0));
-    for (int i = 0; i < reps; ++i) fn();
-    end.record(ember::cuda::current_stream(0));
-    end.synchronize();
-    state.SetIterationTime(start.elapsed_ms(end) / 1e3 / reps);
-  }
-}
-
 ember::ScalarType dtype_of(const std::string& name) {
   return name == "bf16" ? ember::kBFloat16 : name == "fp16" ? ember::kHalf : ember::kFloat;
 }
 
-void gpu_add(benchmark::State& state, int64_t n) {
-  ember::Tensor a = ember::rand({n}, ember::Device("cuda:0")), b = ember::rand({n}, ember::Device("cuda:0"));
-  time_gpu(state, 10, [&] { benchmark::DoNotOptimize((a + b).data_ptr()); });
+ember::TensorOptions gpu_opts(const std::string& type) {
+  return ember::TensorOptions(dtype_of(type)).device(ember::Device("cuda:0"));
 }
 
-void gpu_copy_bound(benchmark::State& state, int64_t n) {
-  // The bytes an add moves (12 per element) as one device-to-device copy of 6n bytes.
-  ember::Tensor src = ember::zeros({n * 6}, ember::TensorOptions(ember::kUInt8).device(ember::Device("cuda:0")));
+// ember's side of a case: makes the inputs, returns the op.
+GpuOp ember_case(const GpuCase& c) {
+  const auto opts = gpu_opts(c.dtype);
+  const int64_t n = c.n;
+  const bool tf32 = c.dtype == "tf32";
+  switch (c.kind) {
+    case GpuCase::Add:
+    case GpuCase::TinyAdd: {
+      ember::Tensor a = ember::rand({n}, opts), b = ember::rand({n}, opts);
+      return [a, b] { benchmark::DoNotOptimize((a + b).data_ptr()); };
+    }
+    case GpuCase::Sum: {
+      ember::Tensor x = ember::rand({n}, opts);
+      return [x] { benchmark::DoNotOptimize(x.sum().data_ptr()); };
+    }
+    case GpuCase::SumDim0: {
+      ember::Tensor x = ember::rand({n, n}, opts);
+      return [x] { benchmark::DoNotOptimize(x.sum(0).data_ptr()); };
+    }
+    case GpuCase::Softmax: {
+      ember::Tensor x = ember::rand({n, n}, opts);
+      return [x] { benchmark::DoNotOptimize(ember::softmax(x, -1).data_ptr()); };
+    }
+    case GpuCase::Transpose: {
+      ember::Tensor x = ember::rand({n, n}, opts);
+      return [x] { benchmark::DoNotOptimize(x.transpose(0, 1).contiguous().data_ptr()); };
+    }
+    case GpuCase::Matmul:
+    case GpuCase::Bmm: {
+      ember::Tensor a = c.kind == GpuCase::Bmm ? ember::rand({64, n, n}, opts) : ember::rand({n, n}, opts);
+      ember::Tensor b = ember::rand_like(a);
+      return [a, b, tf32] {
+        ember::cuda::set_allow_tf32(tf32);
+        benchmark::DoNotOptimize(ember::matmul(a, b).data_ptr());
+      };
+    }
+  }
+  return nullptr;
+}
+
+// A device-to-device copy of `bytes` bytes: it reads and writes as much as an op that
+// moves 2 * bytes, the bound of memory-bound cases.
+GpuOp copy_bound(int64_t bytes) {
+  ember::Tensor src = ember::zeros({bytes}, ember::TensorOptions(ember::kUInt8).device(ember::Device("cuda:0")));
   ember::Tensor dst = ember::empty_like(src);
-  time_gpu(state, 10, [&] { dst.copy_(src); });
+  return [src, dst]() mutable { dst.copy_(src); };
 }
 
-void gpu_matmul(benchmark::State& state, int64_t n, const std::string& type, bool tf32) {
-  ember::cuda::set_allow_tf32(tf32);
-  auto opts = ember::TensorOptions(dtype_of(type)).device(ember::Device("cuda:0"));
-  ember::Tensor a = ember::rand({n, n}, opts), b = ember::rand({n, n}, opts);
-  time_gpu(state, 3, [&] { benchmark::DoNotOptimize(ember::matmul(a, b).data_ptr()); });
-  ember::cuda::set_allow_tf32(false);
+// cublasGemmStridedBatchedEx called directly on ember's stream: the matmul bound.
+GpuOp cublas_bound(const GpuCase& c) {
+  const auto opts = gpu_opts(c.dtype);
+  const int64_t n = c.n, batch = c.kind == GpuCase::Bmm ? 64 : 1;
+  ember::Tensor a = ember::rand({batch, n, n}, opts), b = ember::rand({batch, n, n}, opts);
+  ember::Tensor out = ember::empty({batch, n, n}, opts);
+  auto handle = std::make_shared<cublasHandle_t>();
+  cublasCreate(handle.get());
+  cublasSetStream(*handle, static_cast<cudaStream_t>(ember::cuda::current_stream(0).handle()));
+  const cudaDataType t = c.dtype == "bf16" ? CUDA_R_16BF : c.dtype == "fp16" ? CUDA_R_16F : CUDA_R_32F;
+  const cublasComputeType_t compute = c.dtype == "tf32" ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  return [a, b, out, handle, t, compute, n, batch] {
+    const float one = 1, zero = 0;
+    // Row-major C = A B is column-major C^T = B^T A^T: pass B first.
+    cublasGemmStridedBatchedEx(*handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(n), int(n), &one, b.data_ptr(), t,
+                               int(n), n * n, a.data_ptr(), t, int(n), n * n, &zero, out.data_ptr(), t, int(n),
+                               n * n, int(batch), compute, CUBLAS_GEMM_DEFAULT);
+  };
 }
 
-void cublas_matmul(benchmark::State& state, int64_t n, const std::string& type, bool tf32) {
-  auto opts = ember::TensorOptions(dtype_of(type)).device(ember::Device("cuda:0"));
-  ember::Tensor a = ember::rand({n, n}, opts), b = ember::rand({n, n}, opts), c = ember::empty({n, n}, opts);
-  cublasHandle_t handle;
-  cublasCreate(&handle);
-  cublasSetStream(handle, static_cast<cudaStream_t>(ember::cuda::current_stream(0).handle()));
-  const cudaDataType t = type == "bf16" ? CUDA_R_16BF : type == "fp16" ? CUDA_R_16F : CUDA_R_32F;
-  const cublasComputeType_t compute = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  const float one = 1, zero = 0;
-  time_gpu(state, 3, [&] {
-    cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(n), int(n), &one, b.data_ptr(), t, int(n),
-                 a.data_ptr(), t, int(n), &zero, c.data_ptr(), t, int(n), compute, CUBLAS_GEMM_DEFAULT);
-  });
-  cublasDestroy(handle);
+// The case's bound, or nullptr (tiny ops: launch + dispatch has no bound but torch's).
+GpuOp bound_case(const GpuCase& c) {
+  const int64_t n = c.n;
+  switch (c.kind) {
+    case GpuCase::Add: return copy_bound(6 * n);     // reads 8n bytes, writes 4n
+    case GpuCase::Sum: return copy_bound(2 * n);     // reads 4n
+    case GpuCase::SumDim0: return copy_bound(2 * n * n);
+    case GpuCase::Softmax:
+    case GpuCase::Transpose: return copy_bound(4 * n * n);  // reads and writes 4n^2
+    case GpuCase::Matmul:
+    case GpuCase::Bmm: return cublas_bound(c);
+    case GpuCase::TinyAdd: return nullptr;
+  }
+  return nullptr;
+}
+
+std::string label(int64_t n) {
+  if (n >= (1 << 20) && n % (1 << 20) == 0) return std::to_string(n >> 20) + "M";
+  return std::to_string(n);
+}
+
+std::vector<std::pair<std::string, GpuCase>> gpu_cases(bool short_run) {
+  std::vector<std::pair<std::string, GpuCase>> cases = {
+      {"gpu add 64M", {GpuCase::Add, 64 << 20}},
+      {"gpu sum 64M", {GpuCase::Sum, 64 << 20}},
+      {"gpu sum(0) 4096^2", {GpuCase::SumDim0, 4096}},
+      {"gpu softmax 4096^2", {GpuCase::Softmax, 4096}},
+      {"gpu transpose 4096^2", {GpuCase::Transpose, 4096}},
+      {"gpu tiny add 1", {GpuCase::TinyAdd, 1}},
+      {"gpu tiny add 1000", {GpuCase::TinyAdd, 1000}},
+      {"gpu bmm 64x256^2", {GpuCase::Bmm, 256}},
+  };
+  for (int64_t m : {256, 512, 1024}) cases.push_back({"gpu matmul " + label(m) + " fp32", {GpuCase::Matmul, m}});
+  const std::vector<int64_t> big = short_run ? std::vector<int64_t>{4096} : std::vector<int64_t>{4096, 8192};
+  for (int64_t m : big)
+    for (const char* type : {"fp32", "tf32", "fp16", "bf16"})
+      cases.push_back({"gpu matmul " + label(m) + " " + type, {GpuCase::Matmul, m, type}});
+  return cases;
 }
 
 // The allocator's cached pair on a GPU (CPU-side cost) against cudaMalloc + cudaFree.
@@ -86,44 +151,32 @@ void cuda_malloc_pair(benchmark::State& state) {
   }
 }
 
-void gpu_tiny_add(benchmark::State& state) {
-  ember::Tensor x = ember::ones({1}, ember::Device("cuda:0"));
-  time_gpu(state, 1000, [&] { benchmark::DoNotOptimize((x + x).data_ptr()); });
-}
-
 }  // namespace
 
-void register_gpu_cases(bool short_run) {
-  if (ember::cuda::device_count() == 0) return;
-  auto reg = [](const std::string& name, auto fn) {
-    benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond);
-  };
-  const int64_t n = 64 << 20;
-  reg("gpu add 64M | ember", [n](benchmark::State& s) { gpu_add(s, n); });
-  reg("gpu add 64M | bound", [n](benchmark::State& s) { gpu_copy_bound(s, n); });
-  const std::vector<int64_t> sizes = short_run ? std::vector<int64_t>{4096} : std::vector<int64_t>{1024, 4096, 8192};
-  for (int64_t m : sizes)
-    for (std::string type : {"fp32", "tf32", "fp16", "bf16"}) {
-      const bool tf32 = type == "tf32";
-      const std::string store = tf32 ? "fp32" : type;
-      const std::string kase = "gpu matmul " + std::to_string(m) + " " + type;
-      reg(kase + " | ember", [=](benchmark::State& s) { gpu_matmul(s, m, store, tf32); });
-      reg(kase + " | bound", [=](benchmark::State& s) { cublas_matmul(s, m, store, tf32); });
+void gpu_synchronize() { cudaDeviceSynchronize(); }
+
+std::vector<RegisteredCase> register_gpu_cases(bool short_run) {
+  std::vector<RegisteredCase> names;
+  if (ember::cuda::device_count() == 0) return names;
+  for (const auto& [name, c] : gpu_cases(short_run)) {
+    // Enough calls per timing that launch latency is amortised for small cases.
+    const int reps = c.kind == GpuCase::TinyAdd ? 1000 : (c.kind == GpuCase::Matmul && c.n >= 4096) ? 3 : 20;
+    const GpuOp sides[3] = {ember_case(c), torch_gpu_case(c), bound_case(c)};
+    const char* side_names[3] = {"ember", "libtorch", "bound"};
+    int registered = 0;
+    for (int k = 0; k < 3; ++k) {
+      if (!sides[k]) continue;
+      ++registered;
+      benchmark::RegisterBenchmark((name + " | " + side_names[k]).c_str(),
+                                   [op = sides[k], reps](benchmark::State& s) { time_gpu(s, reps, op); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
     }
-  reg("gpu tiny add | ember", gpu_tiny_add);
+    names.push_back({name, registered});
+  }
   benchmark::RegisterBenchmark("gpu allocator pair | ember", gpu_allocator_pair)->UseRealTime()->Unit(benchmark::kNanosecond);
   benchmark::RegisterBenchmark("gpu allocator pair | bound", cuda_malloc_pair)->UseRealTime()->Unit(benchmark::kNanosecond);
-}
-
-std::vector<std::string> gpu_case_names(bool short_run) {
-  std::vector<std::string> names;
-  if (ember::cuda::device_count() == 0) return names;
-  names.push_back("gpu add 64M");
-  const std::vector<int64_t> sizes = short_run ? std::vector<int64_t>{4096} : std::vector<int64_t>{1024, 4096, 8192};
-  for (int64_t m : sizes)
-    for (const char* type : {"fp32", "tf32", "fp16", "bf16"}) names.push_back("gpu matmul " + std::to_string(m) + " " + type);
-  names.push_back("gpu tiny add");
-  names.push_back("gpu allocator pair");
+  names.push_back({"gpu allocator pair", 2});
   return names;
 }
 

@@ -1,6 +1,8 @@
 // ember's micro-benchmarks: add and matmul side by side with libtorch (when found)
 // and with their bounds, interleaved in one run; then a summary table and a JSON file.
-// Use: ember_bench [--short] [--json=FILE] [google benchmark flags]
+// Use: ember_bench [--short] [--gpu] [--json=FILE] [google benchmark flags]
+//   --gpu: only the GPU cases, 3 repetitions in order (no interleaving), each row printed
+//   as soon as its sides are measured (a GPU run takes about a minute).
 #include <omp.h>
 
 #include <cstdio>
@@ -29,15 +31,43 @@ double to_ns(benchmark::TimeUnit u) {
   return u == benchmark::kSecond ? 1e9 : u == benchmark::kMillisecond ? 1e6 : u == benchmark::kMicrosecond ? 1e3 : 1;
 }
 
-// Collects the median of each benchmark's repetitions.
+const char* kSides[3] = {"ember", "libtorch", "bound"};
+
+void print_header() {
+  std::printf("\n%-22s %14s %14s %10s %14s %12s\n", "case", "ember ns", "libtorch ns", "ratio", "bound ns",
+              "ember/bound");
+}
+void print_row(const Row& r) {
+  auto cell = [](double v) { return v > 0 ? std::to_string(v).substr(0, std::to_string(v).find('.') + 2) : std::string("-"); };
+  auto times = [](double x) { return x > 0 ? std::to_string(x).substr(0, 5) + "x" : std::string("-"); };
+  std::printf("%-22s %14s %14s %10s %14s %12s\n", r.kase.c_str(), cell(r.ns[0]).c_str(), cell(r.ns[1]).c_str(),
+              times(r.ns[1] > 0 ? r.ns[0] / r.ns[1] : 0).c_str(), cell(r.ns[2]).c_str(),
+              times(r.ns[2] > 0 ? r.ns[0] / r.ns[2] : 0).c_str());
+}
+
+// Collects the median of each benchmark's repetitions; with `live`, prints a case's
+// row as soon as every registered side of it has reported.
 class Collector : public benchmark::ConsoleReporter {
  public:
   std::map<std::string, double> median_ns;
+  std::map<std::string, int> pending;  // case -> sides registered and not yet reported
+  bool live = false;
   void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs)
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")
-        median_ns[r.run_name.function_name] = r.GetAdjustedRealTime() * to_ns(r.time_unit);
+    if (!live) ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.run_type != Run::RT_Aggregate || r.aggregate_name != "median") continue;
+      const std::string name = r.run_name.function_name;
+      median_ns[name] = r.GetAdjustedRealTime() * to_ns(r.time_unit);
+      const std::string kase = name.substr(0, name.rfind(" | "));
+      if (live && --pending[kase] == 0) {
+        Row row{kase};
+        for (int k = 0; k < 3; ++k) {
+          auto it = median_ns.find(kase + " | " + kSides[k]);
+          if (it != median_ns.end()) row.ns[k] = it->second;
+        }
+        print_row(row);
+      }
+    }
   }
 };
 
@@ -53,26 +83,36 @@ std::string size_label(int64_t n) {
 
 int main(int argc, char** argv) {
   using namespace ember_bench;
-  bool short_run = false;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows reach a log file as they are measured
+  bool short_run = false, gpu_only = false;
   std::string json_path = "ember_bench.json";
   std::vector<char*> args = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--short")) short_run = true;
+    else if (!std::strcmp(argv[i], "--gpu")) gpu_only = true;
     else if (!std::strncmp(argv[i], "--json=", 7)) json_path = argv[i] + 7;
     else args.push_back(argv[i]);
   }
   // Repetitions are interleaved at random across all cases, so drift hits every side alike.
-  std::string reps = short_run ? "--benchmark_repetitions=3" : "--benchmark_repetitions=9";
-  std::string min_time = short_run ? "--benchmark_min_time=0.05" : "--benchmark_min_time=0.2";
-  std::string interleave = "--benchmark_enable_random_interleaving=true";
+  // A GPU run goes in order, so that each row can be printed when it is done; GPU timings
+  // are steady enough for 3 repetitions.
+  const bool few = short_run || gpu_only;
+  std::string reps = few ? "--benchmark_repetitions=3" : "--benchmark_repetitions=9";
+  std::string min_time = few ? "--benchmark_min_time=0.05" : "--benchmark_min_time=0.2";
+  std::string interleave = gpu_only ? "--benchmark_enable_random_interleaving=false"
+                                    : "--benchmark_enable_random_interleaving=true";
   std::string aggregates = "--benchmark_report_aggregates_only=true";
+  std::string filter = "--benchmark_filter=^gpu ";
   args.insert(args.begin() + 1, {reps.data(), min_time.data(), interleave.data(), aggregates.data()});
+  if (gpu_only) args.insert(args.begin() + 1, filter.data());
   int n_args = int(args.size());
   benchmark::Initialize(&n_args, args.data());
 
   bool have_torch = false;
   Implementation impls[3] = {ember_implementation(), torch_implementation(have_torch), bound_implementation()};
   std::vector<Row> rows;
+  Collector collector;
+  collector.live = gpu_only;
   auto add_case = [&](const std::string& kase, SizedCase Implementation::*which, int64_t n) {
     Row row;
     row.kase = kase;
@@ -95,12 +135,19 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("allocator pair | ember", allocator_cached_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   benchmark::RegisterBenchmark("allocator pair | bound", malloc_free_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   rows.push_back(Row{"allocator pair"});
-  register_gpu_cases(short_run);
-  for (const std::string& name : gpu_case_names(short_run)) rows.push_back(Row{name});
+  const std::vector<RegisteredCase> gpu_cases = register_gpu_cases(short_run);
+  for (const RegisteredCase& c : gpu_cases) {
+    rows.push_back(Row{c.name});
+    collector.pending[c.name] = c.sides;
+  }
+  if (gpu_only && gpu_cases.empty()) {
+    std::printf("ember_bench --gpu: no CUDA device, so no GPU cases\n");
+    return 0;
+  }
 
   std::printf("ember_bench: %d thread(s) for ember%s; median of %s repetitions\n", bench_threads(),
-              have_torch ? " and libtorch" : " (libtorch not found: no side-by-side column)", short_run ? "3" : "9");
-  Collector collector;
+              have_torch ? " and libtorch" : " (libtorch not found: no side-by-side column)", few ? "3" : "9");
+  if (gpu_only) print_header();
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::Shutdown();
 
@@ -109,28 +156,25 @@ int main(int argc, char** argv) {
       auto it = collector.median_ns.find(r.kase + " | " + impls[k].name);
       if (it != collector.median_ns.end()) r.ns[k] = it->second;
     }
-  std::printf("\n%-16s %14s %14s %10s %14s %12s\n", "case", "ember ns", "libtorch ns", "ratio", "bound ns",
-              "ember/bound");
+  print_header();
   FILE* json = std::fopen(json_path.c_str(), "w");
   if (json) std::fprintf(json, "{\n  \"threads\": %d,\n  \"cases\": [\n", bench_threads());
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    auto cell = [](double v) { return v > 0 ? std::to_string(v).substr(0, std::to_string(v).find('.') + 2) : std::string("-"); };
-    const double ratio = r.ns[1] > 0 ? r.ns[0] / r.ns[1] : 0;
-    const double frac = r.ns[2] > 0 ? r.ns[0] / r.ns[2] : 0;
-    std::printf("%-16s %14s %14s %10s %14s %12s\n", r.kase.c_str(), cell(r.ns[0]).c_str(), cell(r.ns[1]).c_str(),
-                ratio > 0 ? (std::to_string(ratio).substr(0, 5) + "x").c_str() : "-", cell(r.ns[2]).c_str(),
-                frac > 0 ? (std::to_string(frac).substr(0, 5) + "x").c_str() : "-");
+  bool first = true;
+  for (const Row& r : rows) {
+    if (r.ns[0] == 0 && r.ns[1] == 0 && r.ns[2] == 0) continue;  // filtered out
+    print_row(r);
     if (json)
-      std::fprintf(json, "    {\"case\": \"%s\", \"ember_ns\": %.3f, \"libtorch_ns\": %.3f, \"bound_ns\": %.3f}%s\n",
-                   r.kase.c_str(), r.ns[0], r.ns[1], r.ns[2], i + 1 < rows.size() ? "," : "");
+      std::fprintf(json, "%s    {\"case\": \"%s\", \"ember_ns\": %.3f, \"libtorch_ns\": %.3f, \"bound_ns\": %.3f}",
+                   first ? "" : ",\n", r.kase.c_str(), r.ns[0], r.ns[1], r.ns[2]);
+    first = false;
   }
   if (json) {
-    std::fprintf(json, "  ]\n}\n");
+    std::fprintf(json, "\n  ]\n}\n");
     std::fclose(json);
     std::printf("\nall numbers: %s\n", json_path.c_str());
   }
   std::printf("ratio = ember / libtorch time (below 1: ember faster); ember/bound = ember time over the bound's\n"
-              "(add: memcpy of the same 12 bytes per element; matmul: cblas_sgemm called directly; allocator: malloc+free)\n");
+              "(add: memcpy of the same 12 bytes per element; matmul: cblas_sgemm called directly; allocator: malloc+free;\n"
+              " gpu: a device-to-device copy of the same bytes, cuBLAS called directly, cudaMalloc+cudaFree)\n");
   return 0;
 }

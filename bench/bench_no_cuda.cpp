@@ -2,6 +2,6 @@
 #include "bench_cases.h"
 
 namespace ember_bench {
-void register_gpu_cases(bool) {}
-std::vector<std::string> gpu_case_names(bool) { return {}; }
+std::vector<RegisteredCase> register_gpu_cases(bool) { return {}; }
+void gpu_synchronize() {}
 }  // namespace ember_bench

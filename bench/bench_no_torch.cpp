@@ -6,4 +6,5 @@ Implementation torch_implementation(bool& available) {
   available = false;
   return {"libtorch"};
 }
+GpuOp torch_gpu_case(const GpuCase&) { return nullptr; }
 }  // namespace ember_bench

@@ -1,4 +1,5 @@
 // libtorch's side of the benchmarks (compiled only when find_package(Torch) succeeds).
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include "bench_cases.h"
@@ -35,6 +36,49 @@ void matmul(benchmark::State& state, int64_t n) {
 }
 
 }  // namespace
+
+GpuOp torch_gpu_case(const GpuCase& c) {
+  if (!torch::cuda::is_available()) return nullptr;
+  torch::NoGradGuard no_grad;
+  const auto type = c.dtype == "bf16" ? torch::kBFloat16 : c.dtype == "fp16" ? torch::kHalf : torch::kFloat;
+  const auto opts = torch::TensorOptions(type).device(torch::Device(torch::kCUDA, 0));
+  const int64_t n = c.n;
+  const bool tf32 = c.dtype == "tf32";
+  switch (c.kind) {
+    case GpuCase::Add:
+    case GpuCase::TinyAdd: {
+      torch::Tensor a = torch::rand({n}, opts), b = torch::rand({n}, opts);
+      return [a, b] { benchmark::DoNotOptimize((a + b).data_ptr()); };
+    }
+    case GpuCase::Sum: {
+      torch::Tensor x = torch::rand({n}, opts);
+      return [x] { benchmark::DoNotOptimize(x.sum().data_ptr()); };
+    }
+    case GpuCase::SumDim0: {
+      torch::Tensor x = torch::rand({n, n}, opts);
+      return [x] { benchmark::DoNotOptimize(x.sum(0).data_ptr()); };
+    }
+    case GpuCase::Softmax: {
+      torch::Tensor x = torch::rand({n, n}, opts);
+      return [x] { benchmark::DoNotOptimize(torch::softmax(x, -1).data_ptr()); };
+    }
+    case GpuCase::Transpose: {
+      torch::Tensor x = torch::rand({n, n}, opts);
+      return [x] { benchmark::DoNotOptimize(x.transpose(0, 1).contiguous().data_ptr()); };
+    }
+    case GpuCase::Matmul:
+    case GpuCase::Bmm: {
+      const bool batched = c.kind == GpuCase::Bmm;
+      torch::Tensor a = batched ? torch::rand({64, n, n}, opts) : torch::rand({n, n}, opts);
+      torch::Tensor b = torch::rand_like(a);
+      return [a, b, tf32] {
+        at::globalContext().setAllowTF32CuBLAS(tf32);
+        benchmark::DoNotOptimize(torch::matmul(a, b).data_ptr());
+      };
+    }
+  }
+  return nullptr;
+}
 
 Implementation torch_implementation(bool& available) {
   available = true;

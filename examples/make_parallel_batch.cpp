@@ -1,6 +1,7 @@
 // The seed's make_parallel: split a batch along dim 0 over the devices, run the model on
 // each part in that device's scope, and concatenate the results on the current device.
-// With no GPU the parts go to three logical CPU devices.
+// With one GPU the parts go to three logical GPUs split from it; with none, to three
+// logical CPU devices.
 #include <ember/ember.h>
 
 #include <iostream>
@@ -10,6 +11,10 @@ int main() {
   std::vector<Device> devices;
   if (cuda::device_count() >= 2) {
     for (int i = 0; i < cuda::device_count(); ++i) devices.emplace_back(kCUDA, i);
+  } else if (cuda::device_count() == 1) {
+    set_logical_devices(Device("gpu:0"), 3);  // before gpu:0's first use
+    devices = {Device("gpu:0"), Device("gpu:1"), Device("gpu:2")};
+    std::cout << "Found 1 GPU: split into three logical GPUs.\n";
   } else {
     set_logical_devices(Device("cpu:0"), 3);
     devices = {Device("cpu:0"), Device("cpu:1"), Device("cpu:2")};

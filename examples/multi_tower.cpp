@@ -3,8 +3,8 @@
 //   for gpu in logical_gpus:
 //     with tf.device(gpu.name): c.append(tf.matmul(a, b))
 //   with tf.device('/CPU:0'): matmul_sum = tf.add_n(c)
-// With fewer than two GPUs, the CPU is split into two logical devices, as the guide
-// does with tf.config.set_logical_device_configuration to simulate several devices.
+// With one GPU, it is split into two logical GPUs of 1 GiB each, as the guide does with
+// tf.config.set_logical_device_configuration; with none, the CPU is split the same way.
 #include <ember/ember.h>
 
 #include <iostream>
@@ -14,6 +14,10 @@ int main() {
   std::vector<Device> towers;
   if (cuda::device_count() >= 2) {
     for (int i = 0; i < cuda::device_count(); ++i) towers.emplace_back(kCUDA, i);
+  } else if (cuda::device_count() == 1) {
+    set_logical_devices(Device("gpu:0"), 2, {size_t(1) << 30, size_t(1) << 30});  // before gpu:0's first use
+    towers = {Device("gpu:0"), Device("gpu:1")};
+    std::cout << "Found 1 GPU: split into two logical GPUs, gpu:0 and gpu:1.\n";
   } else {
     set_logical_devices(Device("cpu:0"), 2);  // before cpu:0's first use
     towers = {Device("cpu:0"), Device("cpu:1")};

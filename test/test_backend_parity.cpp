@@ -70,13 +70,28 @@ Call unary(std::function<Tensor(const Tensor&)> f, double lo = -2, double hi = 2
     return std::vector<Tensor>{f(x), f(x.t())};
   };
 }
-// Binary calls: same shape, broadcast column against row; b avoids zero when asked.
+// Views of t (on its device) in each broadcast shape an elementwise launcher must
+// handle: one element, zero-dim, row, column and a size-1 middle dim.
+std::vector<Tensor> broadcast_views(const Tensor& t) {
+  const Tensor flat = t.reshape({-1});
+  return {flat.slice(0, 0, 1), flat.select(0, 0), t.slice(0, 0, 1), t.slice(1, 0, 1), t.unsqueeze(1)};
+}
+// Binary calls: same shape, transposed, then every broadcast shape on either side
+// against the full [33, 70] operand ([33, 1, 70] against [33, 4, 70]); b avoids zero
+// when asked.
 Call binary(std::function<Tensor(const Tensor&, const Tensor&)> f, bool nonzero_b = false) {
   return [f, nonzero_b](const Ctx& c) {
     Tensor a = random_of({33, 70}, c.dt), b = random_of({33, 70}, c.dt);
     if (nonzero_b) b = where(eq(b, 0), ones_like(b), b);
     Tensor ad = c.in(a), bd = c.in(b);
-    return std::vector<Tensor>{f(ad, bd), f(ad.slice(1, 0, 1), bd.slice(0, 0, 1)), f(ad.t(), bd.t())};
+    std::vector<Tensor> out{f(ad, bd), f(ad.t(), bd.t())};
+    const std::vector<Tensor> av = broadcast_views(ad), bv = broadcast_views(bd);
+    for (size_t i = 0; i < av.size(); ++i) {
+      const bool middle = av[i].dim() == 3;  // [33, 1, 70]: pair it with a [33, 4, 70] operand
+      out.push_back(f(middle ? ad.unsqueeze(1).expand({33, 4, 70}).contiguous() : ad, bv[i]));
+      out.push_back(f(av[i], middle ? bd.unsqueeze(1).expand({33, 4, 70}).contiguous() : bd));
+    }
+    return out;
   };
 }
 // Reductions: over everything, each dim of a [67, 300] input, and a short inner dim.
@@ -173,19 +188,33 @@ std::vector<OpEntry> make_table() {
   // ternary
   set(Op::Where, [](const Ctx& c) {
     Tensor m = c.in(random_of({30, 41}, kBool)), a = c.in(random_of({30, 41}, c.dt)), b = c.in(random_of({30, 41}, c.dt));
-    return V{where(m, a, b), where(m.t(), a.t(), b.t())};
+    V out{where(m, a, b), where(m.t(), a.t(), b.t()), where(m, 3, b), where(m, a, -2)};
+    for (const Tensor& mb : broadcast_views(m)) {  // a broadcast condition, and broadcast values
+      out.push_back(where(mb, a, b));
+      out.push_back(where(mb, 3, b));
+      out.push_back(where(m, broadcast_views(a)[0], b));
+    }
+    return out;
   });
   set(Op::Lerp, [](const Ctx& c) {
     Tensor a = c.in(random_of({30, 41}, c.dt)), b = c.in(random_of({30, 41}, c.dt)), w = c.in(random_of({30, 41}, c.dt, 0, 1));
-    return V{lerp(a, b, 0.25), lerp(a, b, w)};
+    V out{lerp(a, b, 0.25), lerp(a, b, w)};
+    for (const Tensor& wb : broadcast_views(w)) out.push_back(lerp(a, b, wb));
+    for (const Tensor& bb : broadcast_views(b)) out.push_back(lerp(a, bb, 0.75));
+    return out;
   });
   set(Op::Addcmul, [](const Ctx& c) {
     Tensor s = c.in(random_of({30, 41}, c.dt)), a = c.in(random_of({30, 41}, c.dt)), b = c.in(random_of({30, 41}, c.dt));
-    return V{addcmul(s, a, b, 2), addcmul(s.t(), a.t(), b.slice(0, 0, 1).t())};
+    V out{addcmul(s, a, b, 2), addcmul(s.t(), a.t(), b.slice(0, 0, 1).t())};
+    for (const Tensor& bb : broadcast_views(b)) out.push_back(addcmul(s, a, bb, 2));
+    for (const Tensor& sb : broadcast_views(s)) out.push_back(addcmul(sb, a, b));
+    return out;
   });
   set(Op::Addcdiv, [](const Ctx& c) {
     Tensor s = c.in(random_of({30, 41}, c.dt)), a = c.in(random_of({30, 41}, c.dt)), d = c.in(random_of({30, 41}, c.dt, 0.5, 2));
-    return V{addcdiv(s, a, d, 0.5)};
+    V out{addcdiv(s, a, d, 0.5)};
+    for (const Tensor& db : broadcast_views(d)) out.push_back(addcdiv(s, a, db, 0.5));
+    return out;
   });
   // reductions (the dtype the kernel reads is c.dt)
   auto dims = [](std::optional<int64_t> d) { return d ? std::vector<int64_t>{*d} : std::vector<int64_t>{}; };

@@ -96,6 +96,24 @@ const std::vector<Layout> kLayouts = {
     {"sliced", [](const Tensor& t) { return t.slice(1, 1, std::nullopt, 2); }},
 };
 
+// The broadcast shapes an elementwise launcher must handle, as views of a [R, C] tensor:
+// one element, zero-dim, row, column, and a size-1 middle dim ([R, 1, C]).
+struct BroadcastShape {
+  const char* name;
+  std::function<Tensor(const Tensor&)> view;
+};
+const std::vector<BroadcastShape> kBroadcastShapes = {
+    {"one element", [](const Tensor& t) { return t.reshape({-1}).slice(0, 0, 1); }},
+    {"zero-dim", [](const Tensor& t) { return t.reshape({-1}).select(0, 0); }},
+    {"row", [](const Tensor& t) { return t.slice(0, 0, 1); }},
+    {"column", [](const Tensor& t) { return t.slice(1, 0, 1); }},
+    {"middle dim", [](const Tensor& t) { return t.unsqueeze(1); }},
+};
+// The full-size partner of a broadcast view: [R, C], or [R, 4, C] for the middle dim.
+Tensor partner(const Tensor& full, const Tensor& view) {
+  return view.dim() == 3 ? full.unsqueeze(1).expand({full.size(0), 4, full.size(1)}).contiguous() : full;
+}
+
 using Unary = std::function<Tensor(const Tensor&)>;
 using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
 
@@ -120,11 +138,14 @@ void compare_binary(const char* name, Op op, const Binary& fn) {
     if (op == Op::Remainder || op == Op::Div) b = where(eq(b, 0), ones_like(b), b);  // no division by zero
     Tensor ag = a.to(kGpu), bg = b.to(kGpu);
     for (const Layout& l : kLayouts) check_close(fn(l.view(ag), l.view(bg)), fn(l.view(a), l.view(b)), tag + " " + l.name);
-    // Broadcast: a column against a row, and one element against a matrix.
+    // Broadcast: a column against a row, then every broadcast shape on either side.
     Tensor col = a.slice(1, 0, 1), row = b.slice(0, 0, 1);
     check_close(fn(col.to(kGpu), row.to(kGpu)), fn(col, row), tag + " broadcast");
-    Tensor one = b.slice(0, 0, 1).slice(1, 0, 1);
-    check_close(fn(ag, one.to(kGpu)), fn(a, one), tag + " one-element broadcast");
+    for (const BroadcastShape& bs : kBroadcastShapes) {
+      const Tensor bv = bs.view(b), bvg = bs.view(bg), av = bs.view(a), avg = bs.view(ag);
+      check_close(fn(partner(ag, bvg), bvg), fn(partner(a, bv), bv), tag + " " + bs.name + " on the right");
+      check_close(fn(avg, partner(bg, avg)), fn(av, partner(b, av)), tag + " " + bs.name + " on the left");
+    }
     // Unaligned contiguous views take the strided kernel.
     Tensor a1 = a.view({-1}).slice(0, 1), b1 = b.view({-1}).slice(0, 1);
     check_close(fn(ag.view({-1}).slice(0, 1), bg.view({-1}).slice(0, 1)), fn(a1, b1), tag + " unaligned");
@@ -303,6 +324,24 @@ TEST_CASE("cuda: where, lerp, addcmul and addcdiv match the CPU") {
     check_close(where(cg, ag, bg), where(c, a, b), "where " + n);
     check_close(where(cg.t(), ag.t(), bg.t()), where(c.t(), a.t(), b.t()), "where strided " + n);
     check_close(where(cg, ag, 1), where(c, a, 1), "where scalar " + n);
+    for (const BroadcastShape& bs : kBroadcastShapes) {
+      const std::string tag = std::string(" ") + bs.name + " " + n;
+      check_close(where(bs.view(cg), ag, bg), where(bs.view(c), a, b), "where, broadcast condition" + tag);
+      check_close(where(bs.view(cg), 2, bg), where(bs.view(c), 2, b), "where(cond, scalar, tensor)" + tag);
+      check_close(where(cg, bs.view(ag), bg), where(c, bs.view(a), b), "where, broadcast value" + tag);
+      if (has_kernel(Op::Addcmul, kCUDA, dt)) {
+        Tensor s = random_cpu({30, 41}, dt), sg = s.to(kGpu);
+        check_close(addcmul(sg, ag, bs.view(bg), 2), addcmul(s, a, bs.view(b), 2), "addcmul" + tag);
+        check_close(addcmul(bs.view(sg), ag, bg), addcmul(bs.view(s), a, b), "addcmul, broadcast self" + tag);
+      }
+      if (in(kFloatTypes, dt)) {
+        Tensor w = random_cpu({30, 41}, dt, 0, 1), wg = w.to(kGpu);
+        Tensor d = random_cpu({30, 41}, dt, 0.5, 2), dg = d.to(kGpu);
+        check_close(lerp(ag, bg, bs.view(wg)), lerp(a, b, bs.view(w)), "lerp, broadcast weight" + tag);
+        check_close(lerp(ag, bs.view(bg), 0.75), lerp(a, bs.view(b), 0.75), "lerp, broadcast end" + tag);
+        check_close(addcdiv(ag, bg, bs.view(dg), 0.5), addcdiv(a, b, bs.view(d), 0.5), "addcdiv" + tag);
+      }
+    }
     if (has_kernel(Op::Addcmul, kCUDA, dt)) {
       Tensor s = random_cpu({30, 41}, dt), sg = s.to(kGpu);
       check_close(addcmul(sg, ag, bg, 2), addcmul(s, a, b, 2), "addcmul " + n);

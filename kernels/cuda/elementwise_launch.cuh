@@ -4,7 +4,8 @@
 // the current stream of the output's device. Two kernels:
 //  - vectorised: every tensor operand is unit-stride and 16-byte aligned; each thread
 //    moves 16 bytes of the widest type per load/store (grid-stride loop, scalar tail);
-//    an input may also be one broadcast element (stride 0) or a Scalar;
+//    an input may also be one broadcast element (stride 0) or a Scalar. Which access
+//    each operand takes is plan_vector_access's choice (iter/vector_plan.h, tested on CPU);
 //  - strided: offsets from the same OffsetCalculator the CPU iterator tests; it also
 //    takes contiguous launches whose pointers are not aligned (views at odd offsets).
 // Two kernels per (op, dtype) rather than three keep nvcc's time down.
@@ -23,6 +24,7 @@
 #include "cuda/cuda_dtype.cuh"
 #include "ember/kernel_args.h"
 #include "iter/offset_calculator.h"
+#include "iter/vector_plan.h"
 
 namespace ember::detail {
 
@@ -41,14 +43,13 @@ struct TypeAt<0, T0, Rest...> {
 template <int N>
 struct InputPack {
   const char* ptr[N > 0 ? N : 1] = {};
-  int64_t step[N > 0 ? N : 1] = {};  // contiguous kernels: 1, or 0 for a broadcast element
-  bool scalar[N > 0 ? N : 1] = {};
-  alignas(8) char value[N > 0 ? N : 1][8] = {};
+  OperandAccess access[N > 0 ? N : 1] = {};
+  alignas(8) char value[N > 0 ? N : 1][8] = {};  // Scalar operands
 };
 
 template <class T, int N>
 __device__ __forceinline__ T fetch(const InputPack<N>& p, int k, int64_t elem_offset) {
-  if (p.scalar[k]) {
+  if (p.access[k] == OperandAccess::Scalar) {
     T v;
     memcpy(&v, p.value[k], sizeof(T));
     return v;
@@ -64,9 +65,12 @@ struct alignas(sizeof(T) * VEC) Vec {
 template <class T, int VEC, int N>
 __device__ __forceinline__ Vec<T, VEC> fetch_vec(const InputPack<N>& p, int k, int64_t base) {
   Vec<T, VEC> r;
-  if (p.scalar[k]) {
+  if (p.access[k] != OperandAccess::Contiguous) {  // Scalar or Broadcast: one value repeated
     T v;
-    memcpy(&v, p.value[k], sizeof(T));
+    if (p.access[k] == OperandAccess::Scalar)
+      memcpy(&v, p.value[k], sizeof(T));
+    else
+      v = *reinterpret_cast<const T*>(p.ptr[k]);
 #pragma unroll
     for (int j = 0; j < VEC; ++j) r.v[j] = v;
   } else {
@@ -128,7 +132,7 @@ __global__ void vectorized_kernel(int64_t n, Out* out, InputPack<sizeof...(In)> 
   const int64_t i = nvec * VEC + int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (blockIdx.x == 0 && i < n) {
     int64_t off[N > 0 ? N : 1];
-    for (int k = 0; k < N; ++k) off[k] = i * p.step[k];
+    for (int k = 0; k < N; ++k) off[k] = p.access[k] == OperandAccess::Contiguous ? i : 0;
     out[i] = element<Out, In...>(f, p, off);
   }
 }
@@ -161,10 +165,6 @@ inline unsigned grid_for(int64_t work) {
   return unsigned(blocks < 1 ? 1 : blocks < max_blocks ? blocks : max_blocks);
 }
 
-inline bool aligned16(const void* p) {
-  return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
-}
-
 /// out = f(in...) over args (see Note [CUDA elementwise launcher]). Vectorise=false
 /// skips the vectorised kernel (Copy's many dtype pairs keep one kernel less each).
 template <bool Vectorise, class Out, class... In, class F>
@@ -176,24 +176,17 @@ void launch_elementwise_impl(const ElementwiseArgs& a, F f) {
   CudaDeviceGuard guard(device);
   cudaStream_t stream = cuda_current_stream(device);
 
+  const VectorPlan plan = plan_vector_access(a, 16);
   InputPack<N> p;
-  bool unit = a.contiguous && a.strides[0][0] == 1;
-  bool aligned = aligned16(a.data[0]);
   for (int k = 0; k < N; ++k) {
     p.ptr[k] = a.data[1 + k];
-    p.scalar[k] = a.is_scalar[1 + k];
-    if (p.scalar[k]) {
-      std::memcpy(p.value[k], a.scalar_value[1 + k], 8);
-      continue;
-    }
-    p.step[k] = a.contiguous ? a.strides[1 + k][0] : 0;
-    unit = unit && (p.step[k] == 1 || p.step[k] == 0);
-    if (p.step[k] == 1) aligned = aligned && aligned16(p.ptr[k]);
+    p.access[k] = plan.access[1 + k];
+    if (p.access[k] == OperandAccess::Scalar) std::memcpy(p.value[k], a.scalar_value[1 + k], 8);
   }
   Out* out = reinterpret_cast<Out*>(a.data[0]);
   if constexpr (Vectorise) {
     constexpr int kVec = 16 / max_size<Out, In...>();
-    if (a.contiguous && unit && aligned) {
+    if (plan.vectorised) {
       vectorized_kernel<kVec, Out, F, In...>
           <<<grid_for((n + kVec - 1) / kVec), kBlockThreads, 0, stream>>>(n, out, p, f);
       EMBER_CUDA_CHECK(cudaGetLastError());
