@@ -531,13 +531,54 @@ TEST_CASE("cuda: reductions on special values, empty dims and large inputs") {
   check_close(sum(ib.to(kGpu)), sum(ib), "4M int64 sum", {0, 0});
 }
 
+TEST_CASE("cuda: column reductions, 16-byte-load reductions and tiled transposes match the CPU") {
+  EMBER_REQUIRE_GPU();
+  manual_seed(test_seed());
+  // Few columns over many rows: the coalesced column kernel with splits and a second pass.
+  for (ScalarType dt : {kHalf, kFloat, kDouble, kInt32}) {
+    const std::string n = name(dt);
+    Tensor x = random_cpu({5000, 40}, dt, 0.5, 1.5), xg = x.to(kGpu);
+    check_close(sum(xg, {0}), sum(x, {0}), "sum(0) of 5000 x 40 " + n, reduce_tolerance(dt));
+    check_close(amax(xg, {0}), amax(x, {0}), "amax(0) of 5000 x 40 " + n, {0, 0});
+    check_close(var(xg.to(kDouble), {0}), var(x.to(kDouble), {0}), "var(0) " + n, reduce_tolerance(kDouble));
+  }
+  // Ties everywhere: each path must return the first index of the extreme.
+  Tensor ties = randint(0, 3, {3000, 70}, TensorOptions(kInt32)), tg = ties.to(kGpu);
+  check_close(argmax(tg, 0), argmax(ties, 0), "argmax(0) with ties (columns)", {0, 0});
+  check_close(argmin(tg, 1), argmin(ties, 1), "argmin(1) with ties", {0, 0});
+  Tensor flat_ties = randint(0, 3, {1 << 20}, TensorOptions(kInt8));
+  check_close(argmax(flat_ties.to(kGpu)), argmax(flat_ties), "argmax with ties (16-byte loads, splits)", {0, 0});
+  // Contiguous reductions that start off a 16-byte boundary and end mid-vector.
+  for (ScalarType dt : {kInt8, kHalf, kFloat, kDouble}) {
+    Tensor big = random_cpu({(1 << 20) + 7}, dt, 0.5, 1.5), bg = big.to(kGpu);
+    for (int64_t off : {1, 3, 5}) {
+      const std::string tag = std::string(name(dt)) + " from element " + std::to_string(off);
+      check_close(sum(bg.slice(0, off)), sum(big.slice(0, off)), "sum " + tag, reduce_tolerance(dt));
+      check_close(max(bg.slice(0, off)), max(big.slice(0, off)), "max " + tag, {0, 0});
+      Tensor rows = big.slice(0, off, off + 999 * 1000).view({999, 1000});
+      check_close(sum(rows.to(kGpu), {1}), sum(rows, {1}), "row sums " + tag, reduce_tolerance(dt));
+    }
+  }
+  // Transposing copies of every element size, whole and from a sliced view.
+  for (ScalarType dt : {kBool, kInt16, kFloat, kDouble}) {
+    Tensor x = random_cpu({100, 333}, dt), xg = x.to(kGpu);
+    const std::string n = name(dt);
+    check_close(xg.t().contiguous(), x.t().contiguous(), "transpose-copy " + n, {0, 0});
+    check_close(xg.slice(1, 1, 300).t().contiguous(), x.slice(1, 1, 300).t().contiguous(), "sliced transpose " + n, {0, 0});
+    Tensor dst = zeros({100, 333}, TensorOptions(dt).device(kGpu)).t();
+    dst.copy_(xg.t().contiguous());  // a transposed destination, a contiguous source
+    check_close(dst, x.t(), "copy_ into a transposed tensor " + n, {0, 0});
+  }
+}
+
 TEST_CASE("cuda: softmax, log_softmax and cumsum match the CPU") {
   EMBER_REQUIRE_GPU();
   manual_seed(test_seed());
   for (ScalarType dt : kAllTypes) {
     const std::string n = name(dt);
     const Tolerance tol = reduce_tolerance(dt);
-    for (std::vector<int64_t> shape : {std::vector<int64_t>{37, 300}, std::vector<int64_t>{5, 9000}, std::vector<int64_t>{3, 20, 33}}) {
+    for (std::vector<int64_t> shape : {std::vector<int64_t>{37, 300}, std::vector<int64_t>{5, 9000}, std::vector<int64_t>{4, 4096},
+                                       std::vector<int64_t>{7, 1500}, std::vector<int64_t>{3, 20, 33}}) {
       Tensor x = random_cpu(shape, dt), xg = x.to(kGpu);
       for (int64_t d = 0; d < x.dim(); ++d) {
         const std::string tag = n + " dim " + std::to_string(d) + " of " + std::to_string(x.numel());

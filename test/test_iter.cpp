@@ -4,6 +4,7 @@
 
 #include "ember/ember.h"
 #include "iter/elementwise_iter.h"
+#include "iter/transpose_plan.h"
 #include "iter/vector_plan.h"
 
 using namespace ember;
@@ -103,4 +104,41 @@ TEST_CASE("iter: the CPU computes every broadcast shape the plan distinguishes")
   CHECK(equal(a + tensor({100.f, 200.f, 300.f}).reshape({3, 1}),
               tensor({100.f, 101.f, 102.f, 103.f, 204.f, 205.f, 206.f, 207.f, 308.f, 309.f, 310.f, 311.f})
                   .reshape({3, 4})));
+}
+
+namespace {
+
+ElementwiseArgs copy_args(const Tensor& dst, const Tensor& src) {
+  ElementwiseArgs args;
+  detail::build_elementwise(args, dst, &src, 1);
+  args.dtype = src.dtype();
+  args.out_dtype = dst.dtype();
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("iter: a transposing copy takes the tiled path with its sizes and strides") {
+  const Tensor x = rand({40, 70});
+  const Tensor out = empty({70, 40});
+  const auto plan = detail::plan_transpose_copy(copy_args(out, x.t()), 32, 65535);
+  REQUIRE(plan.tiled);
+  CHECK(plan.n0 == 40);  // the output's unit-stride dim: x's rows
+  CHECK(plan.n1 == 70);
+  CHECK(plan.out_stride1 == 40);
+  CHECK(plan.in_stride0 == 70);
+  // Element (i0, i1) of the iteration: out[i0 + i1 * 40] = x[i0][i1] = x.data[i0 * 70 + i1].
+  CHECK(equal(x.t().contiguous().reshape({-1}).slice(0, 41, 42), x.select(0, 1).slice(0, 1, 2)));
+}
+
+TEST_CASE("iter: plain, casting, broadcast and batched copies are not tiled") {
+  const Tensor x = rand({40, 70});
+  CHECK_FALSE(detail::plan_transpose_copy(copy_args(empty({40, 70}), x), 32, 65535).tiled);
+  CHECK_FALSE(detail::plan_transpose_copy(copy_args(empty({70, 40}, kDouble), x.t()), 32, 65535).tiled);
+  CHECK_FALSE(detail::plan_transpose_copy(copy_args(empty({70, 40}), x.slice(0, 0, 1).t().expand({70, 40})), 32,
+                                          65535).tiled);
+  CHECK_FALSE(detail::plan_transpose_copy(copy_args(empty({3, 70, 40}), rand({3, 40, 70}).transpose(1, 2)), 32,
+                                          65535).tiled);
+  // Too many tiles along dim 1 for the grid: the element-wise kernel takes it.
+  CHECK_FALSE(detail::plan_transpose_copy(copy_args(empty({70, 40}), x.t()), 32, 2).tiled);
 }

@@ -3,8 +3,10 @@
 // CPU's dtype sets. Accumulation is float for Half / BFloat16 / Float and double for
 // Double (the CPU sums in double), wrapping 64-bit for integers and bool, as on the CPU.
 //  - inner == 1 (the dim is the innermost): softmax takes one warp per row (max, then the
-//    sum of exp(x - max), by shuffles); cumsum one block per row with cub::BlockScan
-//    over tiles, carrying the running total from tile to tile;
+//    sum of exp(x - max), by shuffles) for rows of up to 1024 elements, whose three passes
+//    hit the cache; longer rows take one block each, the row held in shared memory so
+//    that global memory is read once and written once; cumsum one block per row with
+//    cub::BlockScan over tiles, carrying the running total from tile to tile;
 //  - inner > 1: one thread per (outer, inner) column walks the dim serially; the threads
 //    of a warp read neighbouring columns, so every load is coalesced.
 #include <cub/block/block_scan.cuh>
@@ -63,6 +65,59 @@ __global__ void softmax_rows_kernel(const T* in, T* out, int64_t rows, int64_t s
   }
 }
 
+struct MaxOp {
+  template <class A>
+  __device__ A operator()(A x, A y) const {
+    return nan_max(x, y);
+  }
+};
+struct SumOp {
+  template <class A>
+  __device__ A operator()(A x, A y) const {
+    return x + y;
+  }
+};
+
+// The op of v over the block, returned to every thread. `slots` holds one value per warp.
+template <class A, class Op>
+__device__ A block_all_reduce(A v, Op op, A* slots) {
+  for (int o = 16; o > 0; o /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  __syncthreads();  // every thread has read the slots of the previous call
+  if (threadIdx.x % 32 == 0) slots[threadIdx.x / 32] = v;
+  __syncthreads();
+  v = slots[0];
+  for (int w = 1; w < kThreads / 32; ++w) v = op(v, slots[w]);
+  return v;
+}
+
+constexpr int64_t kWarpRowMax = 1024;  // longest row for the warp-per-row kernel
+
+// One block per row, the row kept in shared memory as A (dynamic, size * sizeof(A)).
+// Thread t always handles elements t, t + kThreads, ... of the row, so the buffer needs
+// no barrier between passes or rows.
+template <class T, bool kLog>
+__global__ void softmax_block_rows_kernel(const T* in, T* out, int64_t rows, int64_t size) {
+  using A = acc_t<T>;
+  extern __shared__ double smem[];  // double: aligned for any A
+  A* buf = reinterpret_cast<A*>(smem);
+  __shared__ A slots[kThreads / 32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* x = in + row * size;
+    T* y = out + row * size;
+    A mx = A(-INFINITY);
+    for (int64_t j = threadIdx.x; j < size; j += kThreads) {
+      const A v = load(x[j]);
+      buf[j] = v;
+      mx = nan_max(mx, v);
+    }
+    mx = block_all_reduce(mx, MaxOp{}, slots);
+    A sum = 0;
+    for (int64_t j = threadIdx.x; j < size; j += kThreads) sum += m_exp(buf[j] - mx);
+    sum = block_all_reduce(sum, SumOp{}, slots);
+    for (int64_t j = threadIdx.x; j < size; j += kThreads) y[j] = softmax_value<T, kLog>(buf[j], mx, sum);
+  }
+}
+
 // One thread per (outer, inner) column.
 template <class T, bool kLog>
 __global__ void softmax_columns_kernel(const T* in, T* out, int64_t outer, int64_t size, int64_t inner) {
@@ -89,9 +144,15 @@ void softmax_kernel(const DimArgs& a) {
     cudaStream_t stream = cuda_current_stream(device);
     const T* in = reinterpret_cast<const T*>(a.in);
     T* out = reinterpret_cast<T*>(a.out);
-    if (a.inner == 1)
+    using A = acc_t<T>;
+    const size_t row_bytes = size_t(a.size) * sizeof(A);
+    if (a.inner == 1 && a.size > kWarpRowMax && row_bytes <= 48 * 1024) {
+      const int64_t cap = int64_t(cuda_sm_count(device)) * 8;
+      const unsigned blocks = unsigned(a.outer < 1 ? 1 : a.outer < cap ? a.outer : cap);
+      softmax_block_rows_kernel<T, kLog><<<blocks, kThreads, row_bytes, stream>>>(in, out, a.outer, a.size);
+    } else if (a.inner == 1) {
       softmax_rows_kernel<T, kLog><<<blocks_for(a.outer * 32, device), kThreads, 0, stream>>>(in, out, a.outer, a.size);
-    else
+    } else
       softmax_columns_kernel<T, kLog>
           <<<blocks_for(a.outer * a.inner, device), kThreads, 0, stream>>>(in, out, a.outer, a.size, a.inner);
     EMBER_CUDA_CHECK(cudaGetLastError());

@@ -7,6 +7,7 @@
 #include "cuda/elementwise_launch.cuh"
 #include "ember/detail_random.h"
 #include "ember/registry.h"
+#include "iter/transpose_plan.h"
 
 namespace ember::detail {
 
@@ -140,9 +141,50 @@ void randint_kernel(const ElementwiseArgs& a) {
   });
 }
 
-// Same dtype, both unit-stride: a device-to-device memcpy. Otherwise one kernel per
-// (from, to) pair, without the vectorised variant (100 pairs).
+constexpr int kTile = 32, kTileRows = 8;
+
+// A 2-D transposing copy through a shared-memory tile (see iter/transpose_plan.h): the
+// block reads a 32 x 32 tile along dim 1, where the input is unit-stride, and writes it
+// along dim 0, where the output is; both sides coalesce. U: an unsigned type of the
+// element's size (the copy moves bits; the padding column avoids bank conflicts).
+template <class U>
+__global__ void transpose_copy_kernel(U* out, const U* in, TransposePlan p) {
+  __shared__ U tile[kTile][kTile + 1];
+  const int64_t t0 = int64_t(blockIdx.x) * kTile, t1 = int64_t(blockIdx.y) * kTile;
+  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+    const int64_t i0 = t0 + r, i1 = t1 + threadIdx.x;
+    if (i0 < p.n0 && i1 < p.n1) tile[r][threadIdx.x] = in[i0 * p.in_stride0 + i1];
+  }
+  __syncthreads();
+  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+    const int64_t i0 = t0 + threadIdx.x, i1 = t1 + r;
+    if (i0 < p.n0 && i1 < p.n1) out[i0 + i1 * p.out_stride1] = tile[threadIdx.x][r];
+  }
+}
+
+template <class U>
+void launch_transpose_copy(const ElementwiseArgs& a, const TransposePlan& p, cudaStream_t stream) {
+  const dim3 grid(unsigned((p.n0 + kTile - 1) / kTile), unsigned((p.n1 + kTile - 1) / kTile));
+  transpose_copy_kernel<U><<<grid, dim3(kTile, kTileRows), 0, stream>>>(reinterpret_cast<U*>(a.data[0]),
+                                                                        reinterpret_cast<const U*>(a.data[1]), p);
+  EMBER_CUDA_CHECK(cudaGetLastError());
+}
+
+// Same dtype, both unit-stride: a device-to-device memcpy; a 2-D transpose: tiles.
+// Otherwise one kernel per (from, to) pair, without the vectorised variant (100 pairs).
 void copy_kernel(const ElementwiseArgs& a) {
+  const TransposePlan tp = plan_transpose_copy(a, kTile, 65535);
+  if (tp.tiled) {
+    const int device = cuda_device_of(a.data[0]);
+    CudaDeviceGuard guard(device);
+    cudaStream_t stream = cuda_current_stream(device);
+    switch (element_size(a.dtype)) {
+      case 1: return launch_transpose_copy<uint8_t>(a, tp, stream);
+      case 2: return launch_transpose_copy<uint16_t>(a, tp, stream);
+      case 4: return launch_transpose_copy<uint32_t>(a, tp, stream);
+      default: return launch_transpose_copy<uint64_t>(a, tp, stream);
+    }
+  }
   if (a.dtype == a.out_dtype && a.contiguous && a.strides[0][0] == 1 && a.strides[1][0] == 1 && !a.is_scalar[1]) {
     const int device = cuda_device_of(a.data[0]);
     CudaDeviceGuard guard(device);

@@ -10,11 +10,17 @@
 //  - thread: one thread per output, serial over the reduced range; for short reductions,
 //    and for "outer" reductions whose neighbouring outputs are neighbours in memory
 //    (x.sum(0) of a row-major matrix), where the threads of a warp load one run together;
+//  - columns: other outer reductions (x.sum(0) with few columns): the 32 lanes of a warp
+//    take 32 neighbouring outputs, so every load is coalesced, and the 8 warps of a block
+//    take every 8th row of the block's split of the reduced range, combined in shared memory;
 //  - warp: one warp per (output, split) work item, lanes striding the item's chunk of the
-//    reduced range, then a shuffle tree (cub::WarpReduce). With few outputs, the reduced
-//    range is split so that the GPU fills up, and each split writes its Acc into scratch
-//    memory from ember's caching allocator (stream-ordered: freed when the launch is queued);
+//    reduced range, then a shuffle tree (cub::WarpReduce); with a unit-stride reduced dim
+//    each lane loads 16 bytes at a time. With few outputs, the reduced range is split so
+//    that the GPU fills up, and each split writes its Acc into scratch memory from ember's
+//    caching allocator (stream-ordered: freed when the launch is queued);
 //  - partials: one warp per output combines its splits and finishes (the second pass).
+// Each thread adds its elements in increasing index order (the extreme reducers keep the
+// first index of a tie that way); partials of different threads meet only in combine.
 // Accumulation differs from the CPU: float for Half / BFloat16 / Float and double for
 // Double (the CPU sums floats in double); integers and bool in wrapping 64-bit, as on the CPU.
 
@@ -153,6 +159,79 @@ __global__ void reduce_warp_kernel(ReduceArgs a, R r, int64_t splits, int64_t ch
   }
 }
 
+template <class T>
+struct alignas(16) Vec16 {
+  T v[16 / sizeof(T)];
+};
+
+// As reduce_warp_kernel, for one unit-stride reduced dim: each lane reads 16 bytes at a
+// time, after the few elements before the first 16-byte boundary of its item.
+template <class T, class R>
+__global__ void reduce_warp_contig_kernel(ReduceArgs a, R r, int64_t splits, int64_t chunk,
+                                          typename R::Acc* partial) {
+  using Acc = typename R::Acc;
+  using WarpReduce = cub::WarpReduce<Acc>;
+  constexpr int kVec = int(16 / sizeof(T));
+  __shared__ typename WarpReduce::TempStorage tmp[kReduceWarps];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t items = a.num_outputs * splits;
+  const int64_t step = int64_t(gridDim.x) * kReduceWarps;
+  for (int64_t w = int64_t(blockIdx.x) * kReduceWarps + warp; w < items; w += step) {
+    const int64_t k = w / splits, b = (w % splits) * chunk;
+    const int64_t e = b + chunk < a.reduce_size ? b + chunk : a.reduce_size;
+    const int64_t len = e > b ? e - b : 0;
+    int64_t in_off, out_off;
+    reduce_output_offsets(a, k, in_off, out_off);
+    const T* x = reinterpret_cast<const T*>(a.in) + in_off;  // reduced element i at x[i]
+    Acc acc = r.init();
+    const uintptr_t misalign = reinterpret_cast<uintptr_t>(x + b) % 16;
+    int64_t head = int64_t((16 - misalign) % 16 / sizeof(T));
+    if (head > len) head = len;
+    if (lane < head) r.add(acc, x[b + lane], b + lane);
+    const int64_t vb = b + head, nvec = (len - head) / kVec;
+    const Vec16<T>* xv = reinterpret_cast<const Vec16<T>*>(x + vb);
+    for (int64_t v = lane; v < nvec; v += 32) {
+      const Vec16<T> chunk_v = xv[v];
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) r.add(acc, chunk_v.v[j], vb + v * kVec + j);
+    }
+    for (int64_t i = vb + nvec * kVec + lane; i < e; i += 32) r.add(acc, x[i], i);
+    acc = WarpReduce(tmp[warp]).Reduce(acc, CombineOp<R>{r});
+    if (lane == 0) {
+      if (partial) partial[w] = acc;
+      else r.finish(a, out_off, acc);
+    }
+    __syncwarp();  // tmp[warp] is reused by the next item
+  }
+}
+
+// Block (x, y): outputs 32x .. 32x + 31 (one per lane), split y of the reduced range
+// (rows [y * chunk, (y + 1) * chunk)), warp w taking rows w, w + 8, ... of it.
+template <class T, class R>
+__global__ void reduce_columns_kernel(ReduceArgs a, R r, int64_t splits, int64_t chunk,
+                                      typename R::Acc* partial) {
+  using Acc = typename R::Acc;
+  __shared__ alignas(16) unsigned char raw[sizeof(Acc) * kReduceThreads];  // Acc may not be trivially constructible
+  Acc* parts = reinterpret_cast<Acc*>(raw);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t k = int64_t(blockIdx.x) * 32 + lane, s = blockIdx.y;
+  const int64_t b = s * chunk, e = b + chunk < a.reduce_size ? b + chunk : a.reduce_size;
+  const T* in = reinterpret_cast<const T*>(a.in);
+  Acc acc = r.init();
+  int64_t in_off = 0, out_off = 0;
+  if (k < a.num_outputs) {
+    reduce_output_offsets(a, k, in_off, out_off);
+    for (int64_t i = b + warp; i < e; i += kReduceWarps) r.add(acc, in[in_off + reduce_input_offset(a, i)], i);
+  }
+  parts[threadIdx.x] = acc;
+  __syncthreads();
+  if (warp == 0 && k < a.num_outputs) {
+    for (int w2 = 1; w2 < kReduceWarps; ++w2) acc = r.combine(acc, parts[w2 * 32 + lane]);
+    if (partial) partial[k * splits + s] = acc;
+    else r.finish(a, out_off, acc);
+  }
+}
+
 template <class R>
 __global__ void reduce_partials_kernel(ReduceArgs a, R r, int64_t splits, const typename R::Acc* partial) {
   using Acc = typename R::Acc;
@@ -194,23 +273,53 @@ void launch_reduce(const ReduceArgs& a, const R& r) {
     EMBER_CUDA_CHECK(cudaGetLastError());
     return;
   }
-  // Enough warps to fill the GPU, each with at least 1024 elements of its output.
-  const int64_t target = sms * 32;
-  int64_t splits = n_out >= target ? 1 : (target + n_out - 1) / n_out;
-  const int64_t max_splits = (n_red + 1023) / 1024;
-  if (splits > max_splits) splits = max_splits;
-  if (splits > 4096) splits = 4096;
-  if (splits <= 1) {
-    reduce_warp_kernel<T, R><<<blocks_for(n_out * 32), kReduceThreads, 0, stream>>>(a, r, 1, n_red, nullptr);
+  if (outer) {
+    // Enough blocks to fill the GPU, each warp walking at least 16 rows.
+    const int64_t col_blocks = (n_out + 31) / 32;
+    int64_t splits = (sms * 8 + col_blocks - 1) / col_blocks;
+    const int64_t max_splits = (n_red + kReduceWarps * 16 - 1) / (kReduceWarps * 16);
+    if (splits > max_splits) splits = max_splits;
+    if (splits > 65535) splits = 65535;
+    if (splits < 1) splits = 1;
+    const int64_t chunk = (n_red + splits - 1) / splits;
+    const dim3 grid{unsigned(col_blocks), unsigned(splits), 1};
+    if (splits == 1) {
+      reduce_columns_kernel<T, R><<<grid, kReduceThreads, 0, stream>>>(a, r, 1, chunk, nullptr);
+      EMBER_CUDA_CHECK(cudaGetLastError());
+      return;
+    }
+    CudaScratch scratch(device, size_t(n_out * splits) * sizeof(Acc));
+    Acc* partial = static_cast<Acc*>(scratch.get());
+    reduce_columns_kernel<T, R><<<grid, kReduceThreads, 0, stream>>>(a, r, splits, chunk, partial);
+    EMBER_CUDA_CHECK(cudaGetLastError());
+    reduce_partials_kernel<R><<<blocks_for(n_out * 32), kReduceThreads, 0, stream>>>(a, r, splits, partial);
     EMBER_CUDA_CHECK(cudaGetLastError());
     return;
   }
-  const int64_t chunk = (n_red + splits - 1) / splits;
+  const bool contig = a.nreduced == 1 && a.reduced_in_strides[0] == 1;
+  auto warp_pass = [&](int64_t splits, int64_t chunk, Acc* partial) {
+    const unsigned blocks = blocks_for(n_out * splits * 32);
+    if (contig)
+      reduce_warp_contig_kernel<T, R><<<blocks, kReduceThreads, 0, stream>>>(a, r, splits, chunk, partial);
+    else
+      reduce_warp_kernel<T, R><<<blocks, kReduceThreads, 0, stream>>>(a, r, splits, chunk, partial);
+    EMBER_CUDA_CHECK(cudaGetLastError());
+  };
+  // Enough warps to fill the GPU (64 per SM), each with at least 1024 elements of its output.
+  const int64_t target = sms * 64;
+  int64_t splits = n_out >= target ? 1 : (target + n_out - 1) / n_out;
+  const int64_t max_splits = (n_red + 1023) / 1024;
+  if (splits > max_splits) splits = max_splits;
+  if (splits > 16384) splits = 16384;
+  if (splits <= 1) {
+    warp_pass(1, n_red, nullptr);
+    return;
+  }
+  // Chunks of whole 16-byte vectors of every lane keep each chunk's start aligned.
+  const int64_t chunk = ((n_red + splits - 1) / splits + 511) / 512 * 512;
   CudaScratch scratch(device, size_t(n_out * splits) * sizeof(Acc));
   Acc* partial = static_cast<Acc*>(scratch.get());
-  reduce_warp_kernel<T, R><<<blocks_for(n_out * splits * 32), kReduceThreads, 0, stream>>>(a, r, splits, chunk,
-                                                                                           partial);
-  EMBER_CUDA_CHECK(cudaGetLastError());
+  warp_pass(splits, chunk, partial);
   reduce_partials_kernel<R><<<blocks_for(n_out * 32), kReduceThreads, 0, stream>>>(a, r, splits, partial);
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
