@@ -79,6 +79,10 @@ bool view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes,
 
 }  // namespace
 
+void Tensor::throw_undefined(const char* accessor) {
+  EMBER_THROW(InvalidArgument, "{}() called on an undefined Tensor", accessor);
+}
+
 void Tensor::throw_dim_out_of_range(int64_t d, const char* what) const {
   wrap_dim(d, dim(), what);  // throws the standard message
   EMBER_THROW(InvalidArgument, "{}: dimension {} out of range for a {}-D tensor", what, d, dim());
