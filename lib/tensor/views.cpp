@@ -225,6 +225,10 @@ Tensor Tensor::expand(IntArrayRef shape) const {
     sz[i] = want;
     st[i] = have == want ? stride(td) : 0;
   }
+  int64_t count = 1;
+  for (int64_t v : sz)
+    EMBER_CHECK_ARG(!__builtin_mul_overflow(count, v, &count),
+                    "expand: the expanded size {} has more elements than an int64 can count", shape_str(sz));
   return make_view(*this, sz, st, storage_offset());
 }
 
