@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "ember/ember.h"
@@ -19,8 +20,16 @@ using Sizes = std::vector<int64_t>;
 
 namespace {
 
+std::string g_call;  // the op being checked, for the failure message
+
+std::string str(const Sizes& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
 [[noreturn]] void fail(const char* what) {
-  std::fprintf(stderr, "fuzz_views: %s\n", what);
+  std::fprintf(stderr, "fuzz_views: %s: %s\n", what, g_call.c_str());
   std::abort();
 }
 
@@ -124,6 +133,7 @@ Sizes pick_sizes(FuzzedDataProvider& in, int max_dims, int64_t lo, int64_t hi) {
 bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
   const int64_t n = int64_t(ref.sizes.size());
   const int op = in.ConsumeIntegralInRange<int>(0, 11);
+  const std::string input = " on a tensor of size " + str(ref.sizes) + " strides " + str(t.strides().vec());
   bool valid = true;
   Ref want;
   std::function<Tensor()> run;
@@ -133,6 +143,7 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
       Sizes shape = pick_sizes(in, 4, -2, 8), inferred = shape;
       valid = infer_shape(inferred, numel_of(ref.sizes));
       if (valid) want = Ref{inferred, ref.v};
+      g_call = (op == 0 ? "reshape " : "view ") + str(shape);
       run = [&t, shape, op] { return op == 0 ? t.reshape(shape) : t.view(shape); };
       break;
     }
@@ -154,6 +165,7 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
           return i;
         });
       }
+      g_call = "permute " + str(dims);
       run = [&t, dims] { return t.permute(dims); };
       break;
     }
@@ -169,6 +181,7 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
           return i;
         });
       }
+      g_call = "transpose " + str({a, b});
       run = [&t, a, b] { return t.transpose(a, b); };
       break;
     }
@@ -191,6 +204,7 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
           return i;
         });
       }
+      g_call = "narrow " + str({d, start, len});
       run = [&t, d, start, len] { return t.narrow(d, start, len); };
       break;
     }
@@ -206,6 +220,7 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
           return i;
         });
       }
+      g_call = "select " + str({d, index});
       run = [&t, d, index] { return t.select(d, index); };
       break;
     }
@@ -226,11 +241,12 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
       }
       if (valid) {
         want = remap(ref, out, [&](const Sizes& o) {
-          Sizes i(size_t(n));
+          Sizes i(static_cast<size_t>(n));
           for (int64_t k = 0; k < n; ++k) i[size_t(k)] = ref.sizes[size_t(k)] == 1 ? 0 : o[size_t(k + lead)];
           return i;
         });
       }
+      g_call = "expand " + str(shape);
       run = [&t, shape] { return t.expand(shape); };
       break;
     }
@@ -244,6 +260,7 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
           if (!(ref.sizes[size_t(k)] == 1 && (all || k == wd))) out.push_back(ref.sizes[size_t(k)]);
         want = Ref{out, ref.v};
       }
+      g_call = all ? std::string("squeeze") : "squeeze " + std::to_string(d);
       run = [&t, all, d] { return all ? t.squeeze() : t.squeeze(d); };
       break;
     }
@@ -255,6 +272,7 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
         out.insert(out.begin() + (d < 0 ? d + n + 1 : d), 1);
         want = Ref{out, ref.v};
       }
+      g_call = "unsqueeze " + std::to_string(d);
       run = [&t, d] { return t.unsqueeze(d); };
       break;
     }
@@ -270,6 +288,7 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
         }
         want = Ref{out, ref.v};
       }
+      g_call = "flatten " + str({a, b});
       run = [&t, a, b] { return t.flatten(a, b); };
       break;
     }
@@ -289,12 +308,14 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
           return i;
         });
       }
+      g_call = "slice " + str({d, s, e, st});
       run = [&t, d, s, e, st] { return t.slice(d, s, e, st); };
       break;
     }
     default: {  // split into pieces, check each, then cat them back
       int64_t d = in.ConsumeIntegralInRange<int64_t>(-5, 4), size = in.ConsumeIntegralInRange<int64_t>(0, 4), wd = d;
       valid = n > 0 && wrap(wd, n) && (size > 0 || ref.sizes[size_t(wd)] == 0);
+      g_call = "split " + str({size, d}) + input;
       std::vector<Tensor> parts;
       try {
         parts = t.split(size, d);
@@ -318,6 +339,7 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
       return true;
     }
   }
+  g_call += input;
   Tensor r;
   try {
     r = run();

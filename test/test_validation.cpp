@@ -44,6 +44,9 @@ TEST_CASE("validation: 0-d tensors view, reshape and flatten like torch") {
   CHECK_THROWS_AS(s.transpose(5, 7), InvalidArgument);
   CHECK_THROWS_AS(s.squeeze(3), InvalidArgument);
   CHECK_THROWS_AS(s.size(0), InvalidArgument);
+  CHECK(s.flatten(0, -1).sizes() == std::vector<int64_t>{1});
+  CHECK_THROWS_WITH(s.flatten(-2, -2), Catch::Contains("flatten"));  // found by fuzz_views
+  CHECK_THROWS_AS(s.flatten(1), InvalidArgument);
 }
 
 TEST_CASE("validation: sizes that overflow and negative expands are rejected") {

@@ -118,10 +118,10 @@ Tensor Tensor::reshape_as(const Tensor& o) const {
 
 Tensor Tensor::flatten(int64_t start, int64_t end) const {
   check_defined(*this, "flatten");
-  if (dim() == 0) return reshape({1});
   start = wrap_dim(start, dim(), "flatten");
   end = wrap_dim(end, dim(), "flatten");
   EMBER_CHECK_ARG(start <= end, "flatten: start_dim ({}) cannot come after end_dim ({})", start, end);
+  if (dim() == 0) return reshape({1});  // after the checks: a 0-d tensor takes dims 0 and -1 only
   SizesVector ns;
   for (int64_t d = 0; d < start; ++d) ns.push_back(size(d));
   int64_t m = 1;
