@@ -5,6 +5,7 @@
 #include <ember/ember.h>
 
 #include <atomic>
+#include <cmath>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -71,6 +72,20 @@ TEST_CASE("concurrency: ops from several threads on shared inputs", "[concurrenc
       if (dvalues(a + b) != sum || !allclose(matmul(a, b), prod) || dvalues(a.sum(0)) != total) ++wrong;
       Tensor v = a.t().contiguous().narrow(0, 1, 3);
       if (v.size(0) != 3) ++wrong;
+    }
+  });
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("concurrency: large ops (OpenMP inside) from several threads", "[concurrency]") {
+  Tensor big = rand({1 << 21}), other = rand({1 << 21});
+  const Tensor sum = big + other;
+  const double total = sum.sum().item<double>();
+  std::atomic<int> wrong{0};
+  run_threads([&](int) {
+    for (int k = 0; k < 3; ++k) {
+      Tensor s = big + other;
+      if (!s.equal(sum) || std::abs(s.sum().item<double>() - total) > 1e-3 * total) ++wrong;
     }
   });
   CHECK(wrong == 0);
