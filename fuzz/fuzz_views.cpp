@@ -1,5 +1,5 @@
 // libFuzzer target: view and shape ops (reshape, view, permute, transpose, narrow,
-// select, expand, squeeze, unsqueeze, flatten, slice, split + cat) chained on a random
+// select, expand, squeeze, unsqueeze, flatten, slice, index, split + cat) chained on a random
 // strided float64 tensor. Each result is read element by element through its strides and
 // compared with a naive reference that moves values between row-major lists; whether an
 // op is valid is decided by the reference too. The only error allowed is InvalidArgument.
@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -132,7 +133,7 @@ Sizes pick_sizes(FuzzedDataProvider& in, int max_dims, int64_t lo, int64_t hi) {
 // One op on both sides. Returns false when the chain should stop.
 bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
   const int64_t n = int64_t(ref.sizes.size());
-  const int op = in.ConsumeIntegralInRange<int>(0, 11);
+  const int op = in.ConsumeIntegralInRange<int>(0, 12);
   const std::string input = " on a tensor of size " + str(ref.sizes) + " strides " + str(t.strides().vec());
   bool valid = true;
   Ref want;
@@ -310,6 +311,78 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
       }
       g_call = "slice " + str({d, s, e, st});
       run = [&t, d, s, e, st] { return t.slice(d, s, e, st); };
+      break;
+    }
+    case 11: {  // index({...}) with integers, slices, None and at most one Ellipsis (basic indexing)
+      std::vector<indexing::TensorIndex> idx;
+      std::string desc;
+      int64_t consumed = 0, ellipses = 0;
+      const int count = in.ConsumeIntegralInRange<int>(0, 4);
+      for (int k = 0; k < count; ++k) {
+        switch (in.ConsumeIntegralInRange<int>(0, 3)) {
+          case 0: {
+            const int64_t i = in.ConsumeIntegralInRange<int64_t>(-6, 6);
+            idx.emplace_back(i), ++consumed, desc += std::to_string(i) + " ";
+            break;
+          }
+          case 1: {
+            auto opt = [&](int64_t lo, int64_t hi) {
+              return in.ConsumeBool() ? std::optional<int64_t>(in.ConsumeIntegralInRange<int64_t>(lo, hi)) : std::nullopt;
+            };
+            const auto a = opt(-8, 8), b = opt(-8, 8), c = opt(-1, 3);
+            idx.emplace_back(indexing::Slice(a, b, c)), ++consumed, desc += "slice ";
+            break;
+          }
+          case 2: idx.emplace_back(indexing::None), desc += "None "; break;
+          default: idx.emplace_back(indexing::Ellipsis), ++ellipses, desc += "... ";
+        }
+      }
+      valid = ellipses <= 1 && consumed <= n;
+      // The reference walks the indices: each maps output dims onto input dims.
+      Sizes out;
+      std::vector<std::function<void(const Sizes&, size_t&, Sizes&)>> steps;  // (out idx, out pos, in idx)
+      int64_t d = 0;
+      for (const auto& i : idx) {
+        if (!valid) break;
+        if (i.kind() == indexing::TensorIndex::Kind::Integer) {
+          const int64_t size = ref.sizes[size_t(d)];
+          valid = i.integer() >= -size && i.integer() < size;
+          const int64_t k = i.integer() < 0 ? i.integer() + size : i.integer();
+          steps.push_back([k](const Sizes&, size_t&, Sizes& src) { src.push_back(k); });
+          ++d;
+        } else if (i.kind() == indexing::TensorIndex::Kind::Slice) {
+          const int64_t size = ref.sizes[size_t(d)], st = i.slice().step.value_or(1);
+          valid = st > 0;
+          const int64_t s0 = i.slice().start.value_or(0), e0 = i.slice().stop.value_or(size);
+          const int64_t b = s0 < 0 ? std::max<int64_t>(s0 + size, 0) : std::min(s0, size);
+          const int64_t e = e0 < 0 ? std::max<int64_t>(e0 + size, 0) : std::min(e0, size);
+          out.push_back(e > b && st > 0 ? (e - b + st - 1) / st : 0);
+          steps.push_back([b, st](const Sizes& o, size_t& pos, Sizes& src) { src.push_back(b + o[pos++] * st); });
+          ++d;
+        } else if (i.kind() == indexing::TensorIndex::Kind::None) {
+          out.push_back(1);
+          steps.push_back([](const Sizes&, size_t& pos, Sizes&) { ++pos; });
+        } else {
+          for (int64_t k = 0; k < n - consumed; ++k, ++d) {
+            out.push_back(ref.sizes[size_t(d)]);
+            steps.push_back([](const Sizes& o, size_t& pos, Sizes& src) { src.push_back(o[pos++]); });
+          }
+        }
+      }
+      for (; valid && d < n; ++d) {  // trailing dims are taken whole
+        out.push_back(ref.sizes[size_t(d)]);
+        steps.push_back([](const Sizes& o, size_t& pos, Sizes& src) { src.push_back(o[pos++]); });
+      }
+      if (valid) {
+        want = remap(ref, out, [&](const Sizes& o) {
+          Sizes src;
+          size_t pos = 0;
+          for (const auto& f : steps) f(o, pos, src);
+          return src;
+        });
+      }
+      g_call = "index " + desc;
+      run = [&t, idx] { return t.index(idx); };
       break;
     }
     default: {  // split into pieces, check each, then cat them back
