@@ -100,7 +100,8 @@ int main() {
     (void)x.size(5);
     expect(false, "size(5) throws");
   } catch (const InvalidArgument& e) {
-    expect(std::string(e.what()).find("Dimension out of range") != std::string::npos, "size(5) message");
+    const std::string want = "size: dimension out of range (expected to be in range of [-2, 1], but got 5)";
+    expect(std::string(e.what()).find(want) != std::string::npos, "size(5) message");
   }
   try {
     (void)Device(kCPU, -2);
