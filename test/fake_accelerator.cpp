@@ -22,6 +22,12 @@ class CountingAllocator : public RawAllocator {
  public:
   explicit CountingAllocator(int index) : index_(index) {}
   void* allocate(size_t bytes) override {
+    FakeAcceleratorCounters& c = g_counters[index_];
+    const int k = c.fail_every.load();
+    if (++c.requests % (k > 0 ? k : 1) == 0 && k > 0) {
+      ++c.refused;
+      return nullptr;
+    }
     void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (p) {
       ++g_counters[index_].allocs;

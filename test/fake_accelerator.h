@@ -24,6 +24,9 @@ struct FakeAcceleratorCounters {
   std::atomic<int64_t> allocs{0}, frees{0};
   std::atomic<int64_t> bytes_in_use{0};
   std::atomic<int64_t> copies_to_host{0}, copies_from_host{0}, copies_between{0};
+  // Fault injection: with fail_every = k > 0, every k-th raw request returns nullptr.
+  std::atomic<int> fail_every{0};
+  std::atomic<int64_t> requests{0}, refused{0};
 };
 
 /// Registers the "npu" backend once per process (thread-safe); later calls do nothing.

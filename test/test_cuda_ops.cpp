@@ -595,3 +595,17 @@ TEST_CASE("cuda: softmax, log_softmax and cumsum match the CPU") {
   Tensor inf = tensor({1.0f, INFINITY, 2.0f});
   check_close(softmax(inf.to(kGpu), 0), softmax(inf, 0), "softmax with inf", {0, 0});
 }
+
+TEST_CASE("cuda: writes into overlapping memory are refused as on the CPU") {
+  EMBER_REQUIRE_GPU();
+  Tensor a = arange(10, TensorOptions(kFloat).device(kGpu));
+  CHECK_THROWS_WITH(a.narrow(0, 0, 9).add_(a.narrow(0, 1, 9)),
+                    Catch::Contains("some elements of the input tensor and the written-to tensor refer to a single"));
+  CHECK_THROWS_WITH(a.narrow(0, 1, 9).copy_(a.narrow(0, 0, 9)), Catch::Contains("copy_: unsupported operation"));
+  CHECK_THROWS_WITH(a.narrow(0, 0, 3).expand({4, 3}).add_(1),
+                    Catch::Contains("more than one element of the written-to tensor refers to a single memory"));
+  CHECK(a.cpu().equal(arange(10, kFloat)));
+  a.add_(a);
+  a.narrow(0, 0, 5).add_(a.narrow(0, 5, 5));
+  CHECK(a.cpu().equal(tensor({10.0f, 14.0f, 18.0f, 22.0f, 26.0f, 10.0f, 12.0f, 14.0f, 16.0f, 18.0f})));
+}

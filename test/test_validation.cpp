@@ -44,11 +44,24 @@ TEST_CASE("validation: 0-d tensors view, reshape and flatten like torch") {
   CHECK_THROWS_AS(s.transpose(5, 7), InvalidArgument);
   CHECK_THROWS_AS(s.squeeze(3), InvalidArgument);
   CHECK_THROWS_AS(s.size(0), InvalidArgument);
+  CHECK(s.flatten(0, -1).sizes() == std::vector<int64_t>{1});
+  CHECK_THROWS_WITH(s.flatten(-2, -2), Catch::Contains("flatten"));  // found by fuzz_views
+  CHECK_THROWS_AS(s.flatten(1), InvalidArgument);
 }
 
 TEST_CASE("validation: sizes that overflow and negative expands are rejected") {
   CHECK_THROWS_WITH(zeros({int64_t(1) << 40, int64_t(1) << 40}), Catch::Contains("too large to address"));
   CHECK_THROWS_WITH(ones({1}).expand({-2}), Catch::Contains("invalid size -2"));
+  CHECK_THROWS_WITH(ones({1}).expand({INT64_MAX, 2}), Catch::Contains("more elements than an int64 can count"));
+  CHECK_THROWS_WITH(empty({-1}), "empty: negative dimension in size [-1]");
+  CHECK_THROWS_WITH(full({2, -3}, 1.0), "full: negative dimension in size [2, -3]");
+  CHECK_THROWS_WITH(empty({INT64_MAX}), Catch::Contains("[9223372036854775807] and dtype float32 is too large to address"));
+  CHECK_THROWS_WITH(arange(0, 1e300, 1e-300), Catch::Contains("arange: invalid size inf, possible overflow? (start 0, end 1e+300, step 1e-300)"));
+  CHECK_THROWS_WITH(arange(INT64_MIN, INT64_MAX), Catch::Contains("possible overflow"));
+  CHECK(arange(INT64_MIN, INT64_MAX, int64_t(1) << 62).numel() == 4);
+  // Larger than any device holds: OutOfMemory naming the request, not std::bad_alloc.
+  CHECK_THROWS_WITH(empty({int64_t(1) << 40}), Catch::Contains("requested 4398046511104 bytes"));
+  CHECK_THROWS_AS(empty({int64_t(1) << 40}), OutOfMemory);
   CHECK_THROWS_AS(Device(kCUDA, -5), InvalidArgument);
   CHECK_THROWS_WITH(Device(kCPU, 40000), Catch::Contains("expected -1 (the current device) or 0..32767"));
 }

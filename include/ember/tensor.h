@@ -34,30 +34,41 @@ class EMBER_API Tensor {
   int32_t use_count() const { return impl_.use_count(); }
 
   // ---- metadata
-  IntArrayRef sizes() const { return impl_->sizes_.ref(); }
-  IntArrayRef strides() const { return impl_->strides_.ref(); }
+  // Accessors of an undefined tensor throw InvalidArgument ("sizes() called on an undefined
+  // Tensor"); the check is one predicted branch, the throw is out of line.
+  IntArrayRef sizes() const { return impl("sizes")->sizes_.ref(); }
+  IntArrayRef strides() const { return impl("strides")->strides_.ref(); }
   /// Negative dims wrap; out of range is InvalidArgument.
-  int64_t size(int64_t dim) const { return sizes()[wrap(dim, "size")]; }
-  int64_t stride(int64_t dim) const { return strides()[wrap(dim, "stride")]; }
-  int64_t dim() const { return static_cast<int64_t>(impl_->sizes_.size()); }
+  int64_t size(int64_t dim) const {
+    const size_t i = wrap(dim, "size");
+    return impl_->sizes_.ref()[i];
+  }
+  int64_t stride(int64_t dim) const {
+    const size_t i = wrap(dim, "stride");
+    return impl_->strides_.ref()[i];
+  }
+  int64_t dim() const { return static_cast<int64_t>(impl("dim")->sizes_.size()); }
   int64_t ndimension() const { return dim(); }
-  int64_t numel() const { return impl_->numel_; }
-  size_t nbytes() const { return size_t(impl_->numel_) * ember::element_size(impl_->dtype_); }
-  size_t element_size() const { return ember::element_size(impl_->dtype_); }
-  int64_t storage_offset() const { return impl_->storage_offset_; }
-  ScalarType scalar_type() const { return impl_->dtype_; }
-  ScalarType dtype() const { return impl_->dtype_; }
-  Device device() const { return impl_->storage_->device_; }
-  bool is_cpu() const { return device().is_cpu(); }
-  bool is_cuda() const { return device().is_cuda(); }
-  bool is_floating_point() const { return ember::is_floating_point(dtype()); }
-  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
-  bool is_contiguous() const { return impl_->is_contiguous_; }
-  const Storage& storage() const { return impl_->storage_; }
+  int64_t numel() const { return impl("numel")->numel_; }
+  size_t nbytes() const {
+    const TensorImpl* i = impl("nbytes");
+    return size_t(i->numel_) * ember::element_size(i->dtype_);
+  }
+  size_t element_size() const { return ember::element_size(impl("element_size")->dtype_); }
+  int64_t storage_offset() const { return impl("storage_offset")->storage_offset_; }
+  ScalarType scalar_type() const { return impl("scalar_type")->dtype_; }
+  ScalarType dtype() const { return impl("dtype")->dtype_; }
+  Device device() const { return impl("device")->storage_->device_; }
+  bool is_cpu() const { return impl("is_cpu")->storage_->device_.is_cpu(); }
+  bool is_cuda() const { return impl("is_cuda")->storage_->device_.is_cuda(); }
+  bool is_floating_point() const { return ember::is_floating_point(impl("is_floating_point")->dtype_); }
+  TensorOptions options() const { return TensorOptions(impl("options")->dtype_).device(device()); }
+  bool is_contiguous() const { return impl("is_contiguous")->is_contiguous_; }
+  const Storage& storage() const { return impl("storage")->storage_; }
 
   template <class T>
   T* data_ptr() const;
-  void* data_ptr() const { return impl_->data(); }
+  void* data_ptr() const { return impl("data_ptr")->data(); }
   /// The single element, converted to T as libtorch does; synchronizes a device tensor.
   template <class T>
   T item() const;
@@ -235,12 +246,17 @@ class EMBER_API Tensor {
 
  private:
   size_t wrap(int64_t d, const char* what) const {
-    const int64_t n = dim();
+    const int64_t n = static_cast<int64_t>(impl(what)->sizes_.size());
     const int64_t w = d < 0 ? d + n : d;
     if (__builtin_expect(w < 0 || w >= n, 0)) throw_dim_out_of_range(d, what);
     return size_t(w);
   }
   [[noreturn]] void throw_dim_out_of_range(int64_t d, const char* what) const;
+  TensorImpl* impl(const char* accessor) const {
+    if (__builtin_expect(!impl_, 0)) throw_undefined(accessor);
+    return impl_.get();
+  }
+  [[noreturn]] static void throw_undefined(const char* accessor);
 
   IntrusivePtr<TensorImpl> impl_;
 };

@@ -4,6 +4,7 @@
 
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
+#include "iter/overlap.h"
 #include "ember/ops.h"
 #include "ember/registry.h"
 #include "placement/placement.h"
@@ -94,6 +95,11 @@ Tensor Tensor::clone() const {
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   EMBER_CHECK_ARG(defined() && src.defined(), "copy_: undefined tensor");
+  // Views of the very same elements: nothing to do (libtorch returns early too).
+  if (is_same(src) || (storage() == src.storage() && storage_offset() == src.storage_offset() &&
+                       sizes() == src.sizes() && strides() == src.strides() && dtype() == src.dtype()))
+    return *this;
+  detail::check_no_copy_overlap(*this, src);
   Tensor s = src;
   if (s.device() != device()) {
     detail::DeviceEntry* dst = detail::find_device(device());

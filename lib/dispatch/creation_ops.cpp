@@ -92,8 +92,15 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   EMBER_CHECK_ARG((st > 0 && e >= s) || (st < 0 && e <= s),
                   "arange: upper bound and larger bound inconsistent with step sign (start {}, end {}, step {})",
                   s, e, st);
-  const int64_t n = all_int ? (end.to_long() - start.to_long() + step.to_long() - (st > 0 ? 1 : -1)) / step.to_long()
-                            : int64_t(std::ceil((e - s) / st));
+  // The length in a wider type first: int64 ends and tiny steps must not wrap (libtorch's check).
+  const double size_d = all_int ? double((__int128(end.to_long()) - start.to_long() + step.to_long() - (st > 0 ? 1 : -1)) /
+                                         step.to_long())
+                                : std::ceil((e - s) / st);
+  EMBER_CHECK_ARG(size_d < 9223372036854775807.0,
+                  "arange: invalid size {}, possible overflow? (start {}, end {}, step {})", size_d, s, e, st);
+  const int64_t n = all_int ? int64_t((__int128(end.to_long()) - start.to_long() + step.to_long() - (st > 0 ? 1 : -1)) /
+                                      step.to_long())
+                            : int64_t(size_d);
   detail::OpParams p;
   p.param[0] = detail::kernel_scalar(start);
   p.param[1] = detail::kernel_scalar(step);

@@ -6,6 +6,7 @@
 #include "dispatch/kernel_table.h"
 #include "dispatch/type_promotion.h"
 #include "iter/elementwise_iter.h"
+#include "iter/overlap.h"
 #include "placement/placement.h"
 #include "tensor/tensor_factory.h"
 
@@ -36,9 +37,10 @@ Tensor cast_on_device(const Tensor& t, ScalarType dtype, DeviceEntry& dev) {
 }
 
 // The tensor the kernel writes: a fresh one, or *out when shape and dtype allow.
-// Returns true in `via_temp` when the result must be copied into *out afterwards.
+// Returns true in `via_temp` when the result must be copied into *out afterwards. `ins`
+// are the op's inputs after placement and casting (a copy made there cannot overlap *out).
 Tensor output_for(Tensor* out, IntArrayRef shape, ScalarType dtype, DeviceEntry& dev, Op op,
-                  bool& via_temp) {
+                  const Tensor* ins, int nins, bool& via_temp) {
   via_temp = false;
   if (!out) return empty_on(shape, dtype, dev);
   EMBER_CHECK_ARG(out->defined(), "{}: the output is an undefined tensor", op_name(op));
@@ -51,11 +53,7 @@ Tensor output_for(Tensor* out, IntArrayRef shape, ScalarType dtype, DeviceEntry&
   EMBER_CHECK_ARG(can_cast(dtype, out->dtype()),
                   "{}: result type {} can't be cast to the desired output type {}", op_name(op),
                   name(dtype), name(out->dtype()));
-  for (size_t d = 0; d < shape.size(); ++d)
-    EMBER_CHECK_ARG(out->strides()[d] != 0 || shape[d] <= 1,
-                    "{}: unsupported operation: more than one element of the written-to tensor refers "
-                    "to a single memory location (an expanded tensor); clone it first",
-                    op_name(op));
+  check_no_write_overlap(*out, ins, nins, op_name(op));
   if (out->dtype() == dtype) return *out;
   via_temp = true;
   return empty_on(shape, dtype, dev);
@@ -109,7 +107,7 @@ Tensor run_unary(Op op, const Tensor& x, ComputeType ct, const OpParams& p, Tens
   auto kernel = lookup_kernel<ElementwiseKernel>(op, dev.device.type(), compute);
   in = cast_on_device(in, compute, dev);
   bool via_temp;
-  Tensor result = output_for(out, in.sizes(), out_dtype, dev, op, via_temp);
+  Tensor result = output_for(out, in.sizes(), out_dtype, dev, op, &in, 1, via_temp);
   ElementwiseArgs args;
   args.dtype = compute;
   args.out_dtype = out_dtype;
@@ -145,7 +143,7 @@ Tensor binary_impl(Op op, Tensor (&ins)[2], const Scalar* scalar, int scalar_pos
   for (Tensor& t : ins)
     if (t.defined() && t.dtype() != compute) t = cast_on_device(t, compute, dev);
   bool via_temp;
-  Tensor result = output_for(out, shape, out_dtype, dev, op, via_temp);
+  Tensor result = output_for(out, shape, out_dtype, dev, op, ins, 2, via_temp);
   ElementwiseArgs args;
   args.dtype = compute;
   args.out_dtype = out_dtype;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/dtype_dispatch.h"
+#include "ember/format.h"
 #include "ember/ops.h"
 
 namespace ember {

@@ -7,14 +7,14 @@ namespace ember {
 
 template <class T>
 T* Tensor::data_ptr() const {
-  EMBER_CHECK_ARG(defined(), "data_ptr: undefined tensor");
+  EMBER_CHECK_ARG(defined(), "data_ptr() called on an undefined Tensor");
   constexpr ScalarType want = ScalarTypeOf<std::remove_cv_t<T>>::value;
   EMBER_CHECK_ARG(dtype() == want, "data_ptr: expected scalar type {} but found {}", name(want), name(dtype()));
   return reinterpret_cast<T*>(impl_->data());
 }
 
 Scalar Tensor::item() const {
-  EMBER_CHECK_ARG(defined(), "item: undefined tensor");
+  EMBER_CHECK_ARG(defined(), "item() called on an undefined Tensor");
   EMBER_CHECK_ARG(numel() == 1, "item: a Tensor with {} elements cannot be converted to Scalar", numel());
   Tensor c = is_cpu() ? *this : cpu();
   return detail::dispatch_dtype(dtype(), [&](auto tag) -> Scalar {

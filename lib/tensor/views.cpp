@@ -79,6 +79,10 @@ bool view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes,
 
 }  // namespace
 
+void Tensor::throw_undefined(const char* accessor) {
+  EMBER_THROW(InvalidArgument, "{}() called on an undefined Tensor", accessor);
+}
+
 void Tensor::throw_dim_out_of_range(int64_t d, const char* what) const {
   wrap_dim(d, dim(), what);  // throws the standard message
   EMBER_THROW(InvalidArgument, "{}: dimension {} out of range for a {}-D tensor", what, d, dim());
@@ -114,10 +118,10 @@ Tensor Tensor::reshape_as(const Tensor& o) const {
 
 Tensor Tensor::flatten(int64_t start, int64_t end) const {
   check_defined(*this, "flatten");
-  if (dim() == 0) return reshape({1});
   start = wrap_dim(start, dim(), "flatten");
   end = wrap_dim(end, dim(), "flatten");
   EMBER_CHECK_ARG(start <= end, "flatten: start_dim ({}) cannot come after end_dim ({})", start, end);
+  if (dim() == 0) return reshape({1});  // after the checks: a 0-d tensor takes dims 0 and -1 only
   SizesVector ns;
   for (int64_t d = 0; d < start; ++d) ns.push_back(size(d));
   int64_t m = 1;
@@ -221,6 +225,10 @@ Tensor Tensor::expand(IntArrayRef shape) const {
     sz[i] = want;
     st[i] = have == want ? stride(td) : 0;
   }
+  int64_t count = 1;
+  for (int64_t v : sz)
+    EMBER_CHECK_ARG(!__builtin_mul_overflow(count, v, &count),
+                    "expand: the expanded size {} has more elements than an int64 can count", shape_str(sz));
   return make_view(*this, sz, st, storage_offset());
 }
 

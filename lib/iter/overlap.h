@@ -1,0 +1,24 @@
+#pragma once
+// Memory overlap between the tensor an op writes and the tensors it reads (libtorch's
+// MemOverlap.h): in-place, out= and copy_ refuse writes whose result would depend on
+// the order elements are visited in.
+
+#include "ember/tensor.h"
+
+namespace ember::detail {
+
+enum class MemOverlap : uint8_t { No, Full, Partial, TooHard };
+
+/// Whether a and b share memory: Full (same elements, same strides), Partial, No, or
+/// TooHard (one of them is not dense, so the answer would need a walk of both).
+MemOverlap overlap_status(const Tensor& a, const Tensor& b);
+
+/// Throws unless `out` is safe to write elementwise while reading `ins` (undefined
+/// entries are skipped): no element of out written twice, no partial overlap with an input.
+void check_no_write_overlap(const Tensor& out, const Tensor* ins, int n, const char* op);
+
+/// copy_'s stricter rule: out may share no memory with src at all (the caller has already
+/// returned early when both name the very same elements).
+void check_no_copy_overlap(const Tensor& out, const Tensor& src);
+
+}  // namespace ember::detail
