@@ -155,6 +155,13 @@ TEST_CASE("crosscheck parity: a NaN bound propagates, maximum and minimum propag
     const ember::Tensor y = fl ? from_values({NAN, 1, -INFINITY, NAN, 0, -0.0}, {6}, dt) : from_values({7, -30, 5}, {3}, dt);
     check_same(ember::maximum(x, y), torch::maximum(t, to_torch(y)));
     check_same(ember::minimum(x, y), torch::minimum(t, to_torch(y)));
+    if (fl) {  // reductions propagate NaN too, and arg-reductions point at it
+      check_same(ember::max(y), torch::max(to_torch(y)));
+      check_same(ember::amin(y, {0}), torch::amin(to_torch(y), {0}));
+      check_same(ember::argmax(y), torch::argmax(to_torch(y)));
+      check_same(ember::argmin(y), torch::argmin(to_torch(y)));
+      check_same(std::get<1>(ember::max(y, 0)), std::get<1>(torch::max(to_torch(y), 0)));
+    }
   }
 }
 
