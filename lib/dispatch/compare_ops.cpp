@@ -1,6 +1,4 @@
 // isclose / allclose (through the registry's IsClose kernels) and equal.
-#include <cmath>
-
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
 #include "ember/ops.h"
