@@ -149,7 +149,10 @@ std::vector<OpEntry> make_table() {
   set(Op::Expm1, unary([](const Tensor& x) { return expm1(x); }));
   set(Op::Sqrt, unary([](const Tensor& x) { return sqrt(x); }, 0.1, 4));
   set(Op::Rsqrt, unary([](const Tensor& x) { return rsqrt(x); }, 0.1, 4));
-  set(Op::Square, unary([](const Tensor& x) { return square(x); }));
+  set(Op::Square, [](const Ctx& c) {
+    Tensor x = c.in(random_of({37, 70}, c.dt));
+    return V{square(x), square(x.t()), square(ne(x, 0))};  // a bool input squares in int64
+  });
   set(Op::Sin, unary([](const Tensor& x) { return sin(x); }));
   set(Op::Cos, unary([](const Tensor& x) { return cos(x); }));
   set(Op::Tan, unary([](const Tensor& x) { return tan(x); }, -1, 1));
@@ -165,7 +168,12 @@ std::vector<OpEntry> make_table() {
   set(Op::IsNan, unary([](const Tensor& x) { return isnan(x); }));
   set(Op::IsInf, unary([](const Tensor& x) { return isinf(x); }));
   set(Op::LogicalNot, unary([](const Tensor& x) { return logical_not(x); }));
-  set(Op::Clamp, unary([](const Tensor& x) { return clamp(x, -1, 1); }));
+  set(Op::Clamp, [](const Ctx& c) {
+    Tensor x = c.in(random_of({37, 70}, c.dt));
+    V r{clamp(x, -1, 1), clamp(x.t(), -1, 1)};
+    if (is_floating_point(c.dt)) r.insert(r.end(), {clamp_max(x, NAN), clamp(x, NAN, 1), clamp(x, -1, NAN)});
+    return r;
+  });
   // binary
   set(Op::Add, binary([](const Tensor& a, const Tensor& b) { return add(a, b); }));
   set(Op::Sub, binary([](const Tensor& a, const Tensor& b) { return sub(a, b, 2); }));
@@ -185,6 +193,15 @@ std::vector<OpEntry> make_table() {
   set(Op::LogicalAnd, binary([](const Tensor& a, const Tensor& b) { return logical_and(a, b); }));
   set(Op::LogicalOr, binary([](const Tensor& a, const Tensor& b) { return logical_or(a, b); }));
   set(Op::LogicalXor, binary([](const Tensor& a, const Tensor& b) { return logical_xor(a, b); }));
+  set(Op::IsClose, [](const Ctx& c) {
+    Tensor a = random_of({33, 70}, c.dt), b = random_of({33, 70}, c.dt);
+    if (is_floating_point(c.dt)) {  // NaN and infinities in some places of both
+      a = where(lt(rand({33, 70}), 0.1), full({}, NAN, c.dt), a);
+      b = where(lt(rand({33, 70}), 0.1), full({}, INFINITY, c.dt), b);
+    }
+    Tensor ad = c.in(a), bd = c.in(b);
+    return V{isclose(ad, bd, 0.5, 0.5), isclose(ad.t(), bd.t(), 0, 1, true), isclose(ad, ad), isclose(ad, bd.slice(0, 0, 1))};
+  });
   // ternary
   set(Op::Where, [](const Ctx& c) {
     Tensor m = c.in(random_of({30, 41}, kBool)), a = c.in(random_of({30, 41}, c.dt)), b = c.in(random_of({30, 41}, c.dt));

@@ -267,6 +267,7 @@ TEST_CASE("cuda: unary ops match the CPU") {
   compare_unary("clamp", Op::Clamp, [](const Tensor& x) { return clamp(x, -1, 1); });
   compare_unary("clamp_min", Op::Clamp, [](const Tensor& x) { return clamp_min(x, 0); });
   compare_unary("clamp_max", Op::Clamp, [](const Tensor& x) { return clamp_max(x, 2); });
+  compare_unary("clamp with a NaN bound", Op::Clamp, [](const Tensor& x) { return clamp(x, -1, NAN); });
   compare_unary("isnan", Op::IsNan, [](const Tensor& x) { return isnan(log(x.to(kFloat))); });
   compare_unary("isinf", Op::IsInf, [](const Tensor& x) { return isinf(reciprocal(x.to(kFloat))); });
   compare_unary("logical_not", Op::LogicalNot, [](const Tensor& x) { return logical_not(x); });
@@ -294,6 +295,7 @@ TEST_CASE("cuda: binary ops match the CPU, with broadcast and Scalar operands") 
   compare_binary("logical_and", Op::LogicalAnd, [](const Tensor& a, const Tensor& b) { return logical_and(a, b); });
   compare_binary("logical_or", Op::LogicalOr, [](const Tensor& a, const Tensor& b) { return logical_or(a, b); });
   compare_binary("logical_xor", Op::LogicalXor, [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); });
+  compare_binary("isclose", Op::IsClose, [](const Tensor& a, const Tensor& b) { return isclose(a, b, 0.5, 0.5); });
   // Scalar operands (passed by value to the kernel), on both sides.
   for (ScalarType dt : {kInt32, kHalf, kFloat, kDouble}) {
     Tensor a = random_cpu({40, 50}, dt), ag = a.to(kGpu);

@@ -255,3 +255,83 @@ TEST_CASE("elementwise: large tensors take the parallel path with the same resul
   CHECK(s.sizes() == std::vector<int64_t>{2048, 512});
   CHECK(s.index({7, 9}).item<float>() == big.index({9, 7}).item<float>() * 2);
 }
+
+TEST_CASE("elementwise: a NaN clamp bound gives NaN; maximum and minimum propagate NaN") {
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
+    INFO(name(dt));
+    Tensor x = tensor({-20.0, 0.0, 5.0, double(NAN), double(INFINITY)}).to(dt);
+    for (const Tensor& r : {clamp_max(x, NAN), clamp_min(x, NAN), clamp(x, -10, NAN), clamp(x, NAN, 10), x.clone().clamp_(NAN)}) {
+      CHECK(r.dtype() == dt);
+      for (double v : dvalues(r)) CHECK(std::isnan(v));
+    }
+    auto c = dvalues(clamp(x, -10, 10));
+    CHECK(c[0] == -10);
+    CHECK(c[2] == 5);
+    CHECK(std::isnan(c[3]));  // a NaN element stays NaN
+    CHECK(c[4] == 10);
+    CHECK(dvalues(clamp(x.slice(0, 0, 3), 10, -10)) == std::vector<double>{-10, -10, -10});  // min > max: max wins
+    Tensor y = tensor({double(NAN), 1.0, 3.0, 2.0, double(NAN)}).to(dt);
+    auto mx = dvalues(maximum(x, y)), mn = dvalues(minimum(x, y));
+    CHECK((std::isnan(mx[0]) && mx[1] == 1 && mx[2] == 5 && std::isnan(mx[3]) && std::isnan(mx[4])));
+    CHECK((std::isnan(mn[0]) && mn[1] == 0 && mn[2] == 3 && std::isnan(mn[3]) && std::isnan(mn[4])));
+  }
+  // An integer tensor with a NaN bound promotes to float32, then gives NaN.
+  Tensor r = clamp_max(tensor({1, 2}), NAN);
+  CHECK(r.dtype() == kFloat);
+  CHECK((std::isnan(dvalues(r)[0]) && std::isnan(dvalues(r)[1])));
+}
+
+TEST_CASE("elementwise: unary ops on bool and integer inputs take libtorch's dtypes") {
+  Tensor b = tensor({true, false, true});
+  CHECK(square(b).dtype() == kInt64);
+  CHECK(dvalues(square(b)) == std::vector<double>{1, 0, 1});
+  CHECK(square(tensor({3}).to(kInt8)).dtype() == kInt8);
+  CHECK(sign(b).dtype() == kBool);
+  CHECK(exp(b).dtype() == kFloat);
+  CHECK(sqrt(tensor({4}).to(kUInt8)).dtype() == kFloat);
+  CHECK(reciprocal(tensor({4}, kInt32)).dtype() == kFloat);
+  CHECK(clamp(b, 0, 1).dtype() == kInt64);
+  CHECK(clamp(tensor({1}, kInt16), 0.5).dtype() == kFloat);
+  CHECK(isnan(tensor({1}, kInt32)).dtype() == kBool);
+  CHECK(floor(tensor({-3}, kInt32)).dtype() == kInt32);
+  // No integer gelu, no bool abs / relu / floor (as libtorch).
+  CHECK_THROWS_AS(gelu(tensor({1, 2})), NotImplemented);
+  CHECK_THROWS_WITH(gelu(tensor({1, 2})), Catch::StartsWith("gelu: not implemented for int64 tensors"));
+  CHECK_THROWS_AS(abs(b), NotImplemented);
+  CHECK_THROWS_AS(relu(b), NotImplemented);
+  CHECK_THROWS_AS(floor(b), NotImplemented);
+}
+
+TEST_CASE("elementwise: out= ops resize an output with no elements, and reject other shapes") {
+  Tensor a = tensor({1.0, 2.0, 3.0}), m = ones({2, 3});
+  Tensor out = zeros({0});
+  add_out(out, m, a, 2);
+  CHECK(out.sizes() == std::vector<int64_t>{2, 3});
+  CHECK(out.is_contiguous());
+  CHECK(dvalues(out) == std::vector<double>{3, 5, 7, 3, 5, 7});
+  Tensor out2 = zeros({3, 0}, kDouble);
+  Tensor alias = out2;  // a second handle sees the resize, as in libtorch
+  mul_out(out2, a, a);
+  CHECK(alias.sizes() == std::vector<int64_t>{3});
+  CHECK(dvalues(alias) == std::vector<double>{1, 4, 9});
+  CHECK(alias.dtype() == kDouble);
+  // An empty view of a larger tensor writes into that tensor's memory, as in libtorch.
+  Tensor base = zeros({4});
+  Tensor view = base.slice(0, 1, 1);
+  add_out(view, tensor({5.0, 6.0}), tensor({1.0, 1.0}));
+  CHECK(dvalues(base) == std::vector<double>{0, 6, 7, 0});
+  // A failed op leaves the empty output as it was.
+  Tensor i = zeros({0}, kInt64);
+  CHECK_THROWS_WITH(add_out(i, a, a), Catch::Contains("can't be cast to the desired output type int64"));
+  CHECK(i.sizes() == std::vector<int64_t>{0});
+  CHECK_THROWS_AS(add_out(i, a, ones({2})), InvalidArgument);
+  CHECK(i.sizes() == std::vector<int64_t>{0});
+  // A non-empty output of another shape is an error, not a resize.
+  Tensor wrong = zeros({2});
+  CHECK_THROWS_WITH(add_out(wrong, a, a), Catch::Contains("output with shape [2] doesn't match the broadcast shape [3]"));
+  CHECK(wrong.sizes() == std::vector<int64_t>{2});
+  // In-place ops never resize.
+  Tensor empty_self = zeros({0});
+  CHECK_THROWS_AS(empty_self.add_(a), InvalidArgument);
+  CHECK(empty_self.sizes() == std::vector<int64_t>{0});
+}

@@ -1,4 +1,4 @@
-// cat, stack, split/chunk/unbind as free functions, add_n, allclose and equal.
+// cat, stack, split/chunk/unbind as free functions, add_n, allclose and equal (isclose: test_compare.cpp).
 #include <catch2/catch.hpp>
 #include <ember/ember.h>
 

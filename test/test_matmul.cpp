@@ -79,6 +79,17 @@ TEST_CASE("matmul: shape rules for 1-D, batched and broadcast operands") {
   Tensor out = empty({2, 2});
   matmul_out(out, ones({2, 3}), ones({3, 2}));
   CHECK(dvalues(out) == std::vector<double>{3, 3, 3, 3});
+  // An output with no elements takes the result's shape (2-D, batched, vector).
+  for (auto [a, b] : std::vector<std::pair<Tensor, Tensor>>{{ones({2, 3}), ones({3, 2})},
+                                                           {ones({4, 2, 3}), ones({3, 5})},
+                                                           {ones({3}), ones({3, 2})}}) {
+    Tensor e = empty({0});
+    matmul_out(e, a, b);
+    CHECK(e.sizes() == matmul(a, b).sizes());
+    CHECK(dvalues(e) == std::vector<double>(size_t(e.numel()), 3.0));
+  }
+  Tensor wrong = empty({3, 3});
+  CHECK_THROWS_WITH(matmul_out(wrong, ones({4, 2, 3}), ones({3, 5})), Catch::Contains("does not match the result's shape"));
   CHECK(matmul(zeros({2, 0}), zeros({0, 3})).sizes() == std::vector<int64_t>{2, 3});
   CHECK(dvalues(matmul(zeros({2, 0}), zeros({0, 3}))) == std::vector<double>(6, 0.0));
 }

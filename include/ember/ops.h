@@ -212,6 +212,11 @@ EMBER_API std::vector<Tensor> unbind(const Tensor& x, int64_t dim = 0);
 EMBER_API Tensor add_n(const std::vector<Tensor>& tensors);
 
 // ---- comparison helpers
+/// |a - b| <= atol + rtol * |b| elementwise (bool); infinities are close only to themselves,
+/// NaN only to NaN with equal_nan; a and b must share a dtype, as in libtorch.
+EMBER_API Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+                         bool equal_nan = false);
+/// isclose(...).all(): whether every element is close.
 EMBER_API bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
                         bool equal_nan = false);
 EMBER_API bool equal(const Tensor& a, const Tensor& b);

@@ -34,7 +34,7 @@ class StreamEvents;
   _(Trunc) _(Reciprocal) _(IsNan) _(IsInf) _(LogicalNot) _(Clamp)                           \
   /* elementwise: binary */                                                                 \
   _(Add) _(Sub) _(Mul) _(Div) _(Remainder) _(Pow) _(Maximum) _(Minimum) _(Atan2)            \
-  _(Eq) _(Ne) _(Lt) _(Le) _(Gt) _(Ge) _(LogicalAnd) _(LogicalOr) _(LogicalXor)              \
+  _(Eq) _(Ne) _(Lt) _(Le) _(Gt) _(Ge) _(LogicalAnd) _(LogicalOr) _(LogicalXor) _(IsClose)  \
   /* elementwise: ternary */                                                                \
   _(Where) _(Lerp) _(Addcmul) _(Addcdiv)                                                    \
   /* reductions */                                                                          \

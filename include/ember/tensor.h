@@ -240,6 +240,8 @@ class EMBER_API Tensor {
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
                const Scalar& alpha = 1) const;
 
+  Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
+                 bool equal_nan = false) const;
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
                 bool equal_nan = false) const;
   bool equal(const Tensor& other) const;

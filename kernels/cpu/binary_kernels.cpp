@@ -7,6 +7,7 @@
 #include "cpu/avx2_f32.h"
 #include "cpu/streaming_f32.h"
 #include "core/dtype_dispatch.h"
+#include "core/isclose_rule.h"
 #include "cpu/register_cpu.h"
 
 namespace ember::detail {
@@ -173,6 +174,13 @@ void logical_xor_kernel(const ElementwiseArgs& a) {
   bool_binary(a, [](auto x, auto y) { return (x != decltype(x)(0)) != (y != decltype(y)(0)); });
 }
 
+// param: rtol, atol, equal_nan.
+void isclose_kernel(const ElementwiseArgs& a) {
+  const double rtol = a.param[0].f, atol = a.param[1].f;
+  const bool equal_nan = a.param[2].i != 0;
+  bool_binary(a, [=](auto x, auto y) { return isclose_value(x, y, rtol, atol, equal_nan); });
+}
+
 }  // namespace
 
 void register_cpu_binary_kernels() {
@@ -197,6 +205,7 @@ void register_cpu_binary_kernels() {
   register_kernel(Op::LogicalAnd, kCPU, logical_and_kernel, all);
   register_kernel(Op::LogicalOr, kCPU, logical_or_kernel, all);
   register_kernel(Op::LogicalXor, kCPU, logical_xor_kernel, all);
+  register_kernel(Op::IsClose, kCPU, isclose_kernel, all);
 }
 
 }  // namespace ember::detail

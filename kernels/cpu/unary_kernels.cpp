@@ -102,9 +102,11 @@ void clamp_kernel(const ElementwiseArgs& a) {
       else return M(s.i);
     };
     const M lo = pick(a.param[0]), hi = pick(a.param[1]);
+    const bool nan_lo = has_lo && std::isnan(double(lo)), nan_hi = has_hi && std::isnan(double(hi));
+    // A NaN bound makes every result NaN, as in libtorch; a NaN x stays NaN (NaN < lo is false).
     elementwise_kernel<T, T>(a, [=](M x) -> M {
-      if (has_lo) x = x < lo ? lo : x;  // NaN < lo is false: NaN propagates
-      if (has_hi) x = hi < x ? hi : x;
+      if (has_lo) x = nan_lo || x < lo ? lo : x;
+      if (has_hi) x = nan_hi || hi < x ? hi : x;
       return x;
     });
   });

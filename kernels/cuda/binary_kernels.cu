@@ -2,6 +2,7 @@
 // kernels/cpu/binary_kernels.cpp. One difference: integer remainder by zero writes 0
 // and raises nothing (a kernel cannot throw; the CPU kernel throws InvalidArgument).
 #include "cuda/cuda_kernels.h"
+#include "core/isclose_rule.h"
 #include "cuda/elementwise_launch.cuh"
 #include "ember/registry.h"
 
@@ -120,6 +121,12 @@ EMBER_BOOL_FUNCTOR(LogicalAndOp, (x != M(0)) && (y != M(0)))
 EMBER_BOOL_FUNCTOR(LogicalOrOp, (x != M(0)) || (y != M(0)))
 EMBER_BOOL_FUNCTOR(LogicalXorOp, (x != M(0)) != (y != M(0)))
 #undef EMBER_BOOL_FUNCTOR
+struct IsCloseOp {
+  double rtol, atol;
+  bool equal_nan;
+  template <class M>
+  __device__ bool operator()(M x, M y) const { return isclose_value(x, y, rtol, atol, equal_nan); }
+};
 
 // add/sub with alpha: alpha == +-1 takes the plain functor (one add, as the CPU's loop).
 template <int Sign>
@@ -155,6 +162,15 @@ void bool_binary(const ElementwiseArgs& a) {
   });
 }
 
+// param: rtol, atol, equal_nan.
+void isclose_kernel(const ElementwiseArgs& a) {
+  const IsCloseOp op{a.param[0].f, a.param[1].f, a.param[2].i != 0};
+  cuda_dispatch<kAllMask>("cuda isclose", a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<bool, T, T>(a, AsOpmath<T, IsCloseOp>{op});
+  });
+}
+
 }  // namespace
 
 void register_cuda_binary_kernels() {
@@ -179,6 +195,7 @@ void register_cuda_binary_kernels() {
   register_kernel(Op::LogicalAnd, kCUDA, bool_binary<LogicalAndOp>, all);
   register_kernel(Op::LogicalOr, kCUDA, bool_binary<LogicalOrOp>, all);
   register_kernel(Op::LogicalXor, kCUDA, bool_binary<LogicalXorOp>, all);
+  register_kernel(Op::IsClose, kCUDA, isclose_kernel, all);
 }
 
 }  // namespace ember::detail

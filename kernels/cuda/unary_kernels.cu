@@ -1,5 +1,7 @@
 // CUDA kernels of the unary elementwise ops (and clamp): the dtype sets and semantics of
 // kernels/cpu/unary_kernels.cpp. Floating functions compute in float for Half / BFloat16.
+#include <cmath>
+
 #include "cuda/cuda_kernels.h"
 #include "cuda/elementwise_launch.cuh"
 #include "ember/registry.h"
@@ -77,10 +79,11 @@ struct RoundOp {
 template <class M>
 struct ClampOp {
   M lo, hi;
-  bool has_lo, has_hi;
+  bool has_lo, has_hi, nan_lo, nan_hi;
   __device__ M operator()(M x) const {
-    if (has_lo) x = x < lo ? lo : x;  // NaN < lo is false: NaN propagates
-    if (has_hi) x = hi < x ? hi : x;
+    // A NaN bound makes every result NaN, as in libtorch; a NaN x stays NaN (NaN < lo is false).
+    if (has_lo) x = nan_lo || x < lo ? lo : x;
+    if (has_hi) x = nan_hi || hi < x ? hi : x;
     return x;
   }
 };
@@ -141,7 +144,9 @@ void clamp_kernel(const ElementwiseArgs& a) {
   cuda_dispatch<kNumericMask>("cuda clamp", a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = cuda_opmath_t<T>;
-    ClampOp<M> op{param_as<M>(a.param[0]), param_as<M>(a.param[1]), a.has_param[0], a.has_param[1]};
+    const M lo = param_as<M>(a.param[0]), hi = param_as<M>(a.param[1]);
+    const bool nan_lo = a.has_param[0] && std::isnan(double(lo)), nan_hi = a.has_param[1] && std::isnan(double(hi));
+    ClampOp<M> op{lo, hi, a.has_param[0], a.has_param[1], nan_lo, nan_hi};
     launch_elementwise<T, T>(a, op);
   });
 }

@@ -3,6 +3,8 @@
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/type_promotion.h"
 #include "ember/ops.h"
+#include "iter/elementwise_iter.h"
+#include "tensor/tensor_factory.h"
 
 namespace ember {
 
@@ -87,12 +89,25 @@ Tensor logical_xor(const Tensor& a, const Tensor& b) {
   return run_binary(Op::LogicalXor, a, b, ComputeType::BoolOut);
 }
 
+namespace {
+// An out= binary op: an empty output first takes the broadcast shape (libtorch's resize_output).
+void binary_out(Op op, Tensor& out, const Tensor& a, const Tensor& b, const OpParams& p) {
+  if (out.defined() && out.numel() == 0 && a.defined() && b.defined()) {
+    detail::EmptyOutputResize resize(out, detail::broadcast_shapes(a.sizes(), b.sizes(), op_name(op)));
+    run_binary(op, a, b, ComputeType::Promoted, p, &out);
+    resize.commit();
+    return;
+  }
+  run_binary(op, a, b, ComputeType::Promoted, p, &out);
+}
+}  // namespace
+
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  run_binary(Op::Add, a, b, ComputeType::Promoted, alpha_param(alpha), &out);
+  binary_out(Op::Add, out, a, b, alpha_param(alpha));
   return out;
 }
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  run_binary(Op::Mul, a, b, ComputeType::Promoted, {}, &out);
+  binary_out(Op::Mul, out, a, b, {});
   return out;
 }
 

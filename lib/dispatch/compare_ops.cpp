@@ -1,35 +1,27 @@
-// allclose and equal: whole-tensor answers, computed on the CPU in float64.
-#include <cmath>
-
+// isclose / allclose (through the registry's IsClose kernels) and equal.
 #include "core/check.h"
-#include "core/dtype_dispatch.h"
+#include "dispatch/elementwise_ops.h"
 #include "ember/ops.h"
-#include "iter/elementwise_iter.h"
-#include "tensor/tensor_factory.h"
 
 namespace ember {
 
-namespace {
-// Values of t as float64 on the CPU, contiguous.
-Tensor as_cpu_double(const Tensor& t) { return t.to(Device(kCPU, 0), kDouble).contiguous(); }
-}  // namespace
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  EMBER_CHECK_ARG(a.defined() && b.defined(), "isclose: {} is an undefined tensor",
+                  a.defined() ? "other" : "self");
+  // As libtorch: no type promotion, and tolerances must be >= 0 (NaN is rejected too).
+  EMBER_CHECK_ARG(a.dtype() == b.dtype(), "isclose: {} did not match {}; compare tensors of one dtype",
+                  name(a.dtype()), name(b.dtype()));
+  EMBER_CHECK_ARG(rtol >= 0, "isclose: rtol must be greater than or equal to zero, but got {}", rtol);
+  EMBER_CHECK_ARG(atol >= 0, "isclose: atol must be greater than or equal to zero, but got {}", atol);
+  detail::OpParams p;
+  p.param[0].f = rtol;
+  p.param[1].f = atol;
+  p.param[2].i = equal_nan ? 1 : 0;
+  return detail::run_binary(Op::IsClose, a, b, detail::ComputeType::BoolOut, p);
+}
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-  EMBER_CHECK_ARG(a.defined() && b.defined(), "allclose: undefined tensor");
-  SizesVector shape = detail::broadcast_shapes(a.sizes(), b.sizes(), "allclose");
-  Tensor x = as_cpu_double(a.expand(shape)), y = as_cpu_double(b.expand(shape));
-  const double* px = x.data_ptr<double>();
-  const double* py = y.data_ptr<double>();
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    const double u = px[i], v = py[i];
-    if (std::isnan(u) || std::isnan(v)) {
-      if (equal_nan && std::isnan(u) && std::isnan(v)) continue;
-      return false;
-    }
-    if (u == v) continue;  // equal infinities
-    if (!(std::abs(u - v) <= atol + rtol * std::abs(v))) return false;
-  }
-  return true;
+  return isclose(a, b, rtol, atol, equal_nan).all().item<bool>();
 }
 
 bool equal(const Tensor& a, const Tensor& b) {

@@ -205,8 +205,9 @@ Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
   EMBER_CHECK_ARG(out.defined(), "matmul_out: undefined output");
   // The 2-D case writes straight into a contiguous output of the right dtype and device,
   // unless out shares memory with an input (gemm would read what it has just written).
-  if (a.defined() && b.defined() && a.dim() == 2 && b.dim() == 2 && out.is_contiguous() && out.dtype() == a.dtype() &&
-      out.device() == a.device() && out.storage() != a.storage() && out.storage() != b.storage()) {
+  if (a.defined() && b.defined() && a.dim() == 2 && b.dim() == 2 && out.numel() != 0 && out.is_contiguous() &&
+      out.dtype() == a.dtype() && out.device() == a.device() && out.storage() != a.storage() &&
+      out.storage() != b.storage()) {
     auto p = prepare(Op::MatMul, "matmul_out", a, b);
     EMBER_CHECK_ARG(p.a.sizes()[1] == p.b.sizes()[0],
                     "matmul_out: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", p.a.sizes()[0],
@@ -220,9 +221,11 @@ Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
     }
   }
   Tensor r = matmul(a, b);
+  detail::EmptyOutputResize resize(out, r.sizes());  // an empty output takes the result's shape
   EMBER_CHECK_ARG(out.sizes() == r.sizes(), "matmul_out: output of shape {} does not match the result's shape {}",
                   shape_str(out.sizes()), shape_str(r.sizes()));
   out.copy_(r);
+  resize.commit();
   return out;
 }
 

@@ -23,11 +23,9 @@ EMBER_UNARY(cos, Op::Cos, ComputeType::Floating)
 EMBER_UNARY(tan, Op::Tan, ComputeType::Floating)
 EMBER_UNARY(tanh, Op::Tanh, ComputeType::Floating)
 EMBER_UNARY(sigmoid, Op::Sigmoid, ComputeType::Floating)
-EMBER_UNARY(gelu, Op::Gelu, ComputeType::Floating)
 EMBER_UNARY(reciprocal, Op::Reciprocal, ComputeType::Floating)
 EMBER_UNARY(abs, Op::Abs, ComputeType::Promoted)
 EMBER_UNARY(sign, Op::Sign, ComputeType::Promoted)
-EMBER_UNARY(square, Op::Square, ComputeType::Promoted)
 EMBER_UNARY(relu, Op::Relu, ComputeType::Promoted)
 EMBER_UNARY(floor, Op::Floor, ComputeType::Promoted)
 EMBER_UNARY(ceil, Op::Ceil, ComputeType::Promoted)
@@ -37,6 +35,20 @@ EMBER_UNARY(isnan, Op::IsNan, ComputeType::BoolOut)
 EMBER_UNARY(isinf, Op::IsInf, ComputeType::BoolOut)
 EMBER_UNARY(logical_not, Op::LogicalNot, ComputeType::BoolOut)
 #undef EMBER_UNARY
+
+// square is pow(x, 2): a bool tensor promotes with the integer 2 to int64, as in libtorch.
+Tensor square(const Tensor& x) {
+  const bool is_bool = x.defined() && x.dtype() == kBool;
+  return run_unary(Op::Square, is_bool ? x.to(kInt64) : x, ComputeType::Promoted);
+}
+
+// libtorch has no integer gelu; ember does not invent one by promoting to float.
+Tensor gelu(const Tensor& x) {
+  EMBER_CHECK(!x.defined() || is_floating_point(x.dtype()), NotImplemented,
+              "gelu: not implemented for {} tensors; gelu takes a floating-point tensor (convert with .to(kFloat))",
+              name(x.dtype()));
+  return run_unary(Op::Gelu, x, ComputeType::Floating);
+}
 
 Tensor neg(const Tensor& x) {
   EMBER_CHECK_ARG(!x.defined() || x.dtype() != kBool,

@@ -1,15 +1,29 @@
-// Printing as libtorch does: values with a shared width (and a scale factor or
-// scientific notation when magnitudes differ), then "[ CPUFloatType{2,3} ]".
+// Printing byte for byte as libtorch does (Note [Printing]), then "[ CPUFloatType{2,3} ]".
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <vector>
 
 #include "core/dtype_dispatch.h"
 #include "ember/format.h"
 #include "ember/ops.h"
 
 namespace ember {
+
+// Note [Printing]
+// Floating tensors follow libtorch's __printFormat on their float64 values: all-integral
+// values print in the stream's default notation, otherwise 4 decimals (fixed), with a
+// "scale *" line when the largest magnitude is >= 1e5 or < 0.1, or scientific when the
+// magnitudes span more than 4 decades. Its quirks are kept, since the text is the
+// contract: the largest magnitude is found by comparing signed values (so {1, -100} is
+// one column wide), 2-D blocks wider than 80 characters split into "Columns a to b"
+// blocks with the header running into the first row, rows after the first under a scale
+// line get one more space, and tensors of 3 or more dims print one matrix at a time
+// (each with its own format, indented one space), leading index varying fastest.
+// Integer and bool dtypes print exact int64 digits where libtorch, printing through
+// double, would round them (7 digits and more): ember's one deliberate difference.
 
 namespace {
 
@@ -26,107 +40,166 @@ std::string backend_word(Device d) {
   return n;
 }
 
+enum class Notation { Default, Fixed, Scientific };
+
 struct Format {
-  int width = 1;
+  int64_t width = 1;
   double scale = 1;
-  bool scientific = false;
-  int precision = 4;
+  Notation notation = Notation::Default;
 };
 
-// libtorch's __printFormat: integers print plainly; otherwise 4 decimals, a common
-// scale factor for large or small magnitudes, or scientific for wide ranges.
+// Saves and restores every formatting setting of a stream.
+struct FormatGuard {
+  explicit FormatGuard(std::ostream& os) : os_(os), saved_(nullptr) { saved_.copyfmt(os); }
+  ~FormatGuard() { os_.copyfmt(saved_); }
+  FormatGuard(const FormatGuard&) = delete;
+  FormatGuard& operator=(const FormatGuard&) = delete;
+
+ private:
+  std::ostream& os_;
+  std::ios saved_;
+};
+
+// The stream stays in the chosen notation until the next format, as in libtorch (an
+// all-integral matrix after a fractional one prints with precision 4).
+void apply(std::ostream& os, const Format& f) {
+  if (f.notation == Notation::Scientific) os << std::scientific << std::setprecision(4);
+  else if (f.notation == Notation::Fixed) os << std::fixed << std::setprecision(4);
+  else os.unsetf(std::ios_base::floatfield);
+}
+
+double digits_before_point(double magnitude) { return magnitude != 0 ? std::floor(std::log10(magnitude)) + 1 : 1; }
+
 Format choose_format(const double* v, int64_t n) {
   Format f;
   bool int_mode = true;
-  double max_abs = 0, min_abs = INFINITY;
-  bool any_finite = false;
-  for (int64_t i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i])) continue;
-    any_finite = true;
-    double a = std::abs(v[i]);
-    if (v[i] != std::ceil(v[i])) int_mode = false;
-    max_abs = std::max(max_abs, a);
-    if (a != 0) min_abs = std::min(min_abs, a);
-  }
-  if (!any_finite) max_abs = min_abs = 1;
-  if (min_abs == INFINITY) min_abs = max_abs == 0 ? 1 : max_abs;
-  int exp_min = min_abs != 0 ? int(std::floor(std::log10(min_abs))) + 1 : 1;
-  int exp_max = max_abs != 0 ? int(std::floor(std::log10(max_abs))) + 1 : 1;
-  if (int_mode) {
-    if (exp_max > 9) {
-      f.width = 11, f.scientific = true;
-    } else {
-      f.width = exp_max + 1, f.precision = 0;
+  for (int64_t i = 0; i < n && int_mode; ++i)
+    if (std::isfinite(v[i]) && v[i] != std::ceil(v[i])) int_mode = false;
+  int64_t first = 0;
+  while (first < n && !std::isfinite(v[first])) ++first;
+  double exp_min = 1, exp_max = 1;
+  if (first < n) {
+    double lo = std::abs(v[first]), hi = lo;
+    for (int64_t i = first; i < n; ++i) {
+      if (!std::isfinite(v[i])) continue;
+      lo = std::min(lo, std::abs(v[i]));
+      if (v[i] > hi) hi = std::abs(v[i]);  // signed comparison, as libtorch
     }
+    exp_min = digits_before_point(lo);
+    exp_max = digits_before_point(hi);
+  }
+  if (int_mode) {
+    if (exp_max > 9) f.width = 11, f.notation = Notation::Scientific;
+    else f.width = int64_t(exp_max) + 1;
   } else if (exp_max - exp_min > 4) {
-    f.width = 11, f.scientific = true;
-  } else if (exp_max > 5 || exp_max < -4) {
-    f.width = 7, f.scale = std::pow(10.0, exp_max - 1);
+    f.width = std::abs(exp_max) > 99 || std::abs(exp_min) > 99 ? 12 : 11;
+    f.notation = Notation::Scientific;
   } else {
-    f.width = exp_max == 0 ? 7 : exp_max + 6;
+    f.notation = Notation::Fixed;
+    if (exp_max > 5 || exp_max < 0) f.width = 7, f.scale = std::pow(10.0, exp_max - 1);
+    else f.width = exp_max == 0 ? 7 : int64_t(exp_max) + 6;
   }
   return f;
 }
 
-void print_value(std::ostream& os, double v, const Format& f) {
-  os << std::setw(f.width);
-  if (f.scientific) os << std::scientific << std::setprecision(f.precision) << v;
-  else os << std::fixed << std::setprecision(f.precision) << v / f.scale;
-}
-
-void print_value(std::ostream& os, int64_t v, const Format& f) { os << std::setw(f.width) << v; }
-
-// Integer and bool dtypes print through int64, not double, so 2^53 + 1 stays exact:
-// plainly, one column wider than the largest magnitude's digits (libtorch's int mode,
-// except that libtorch, printing through double, turns scientific above 9 digits).
-Format choose_int_format(const int64_t* v, int64_t n) {
-  uint64_t max_abs = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const uint64_t a = v[i] < 0 ? uint64_t(0) - uint64_t(v[i]) : uint64_t(v[i]);
-    max_abs = std::max(max_abs, a);
-  }
+// libtorch's int mode without the rounding: one column more than the digits of the
+// largest value (found by the same signed comparison).
+Format choose_format(const int64_t* v, int64_t n) {
+  auto magnitude = [](int64_t x) { return x < 0 ? uint64_t(0) - uint64_t(x) : uint64_t(x); };
+  uint64_t hi = magnitude(v[0]);
+  for (int64_t i = 1; i < n; ++i)
+    if (v[i] > 0 && uint64_t(v[i]) > hi) hi = uint64_t(v[i]);
   Format f;
   f.width = 2;
-  for (; max_abs >= 10; max_abs /= 10) ++f.width;
-  f.precision = 0;
+  for (; hi >= 10; hi /= 10) ++f.width;
   return f;
 }
 
+void put(std::ostream& os, double v, const Format& f) { os << std::setw(int(f.width)) << v / f.scale; }
+void put(std::ostream& os, int64_t v, const Format& f) { os << std::setw(int(f.width)) << v; }
+
+void print_scale(std::ostream& os, double scale) {
+  FormatGuard guard(os);
+  os.unsetf(std::ios_base::floatfield);
+  os << scale << " *\n";
+}
+
+void indent_by(std::ostream& os, int64_t indent) {
+  for (int64_t i = 0; i < indent; ++i) os << ' ';
+}
+
+constexpr int64_t kLineWidth = 80;
+
 template <class V>
-void print_matrix(std::ostream& os, const V* v, int64_t rows, int64_t cols, const Format& f) {
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) {
-      if (c) os << " ";
-      print_value(os, v[r * cols + c], f);
+void print_matrix(std::ostream& os, const V* m, int64_t rows, int64_t cols, int64_t indent) {
+  const Format f = choose_format(m, rows * cols);
+  apply(os, f);
+  indent_by(os, indent);
+  const int64_t per_line = std::max<int64_t>(1, (kLineWidth - indent) / (f.width + 1));
+  for (int64_t first = 0; first < cols;) {
+    const int64_t last = std::min(first + per_line, cols) - 1;
+    if (per_line < cols) {
+      if (first != 0) os << '\n';
+      os << "Columns " << first + 1 << " to " << last + 1;
+      indent_by(os, indent);
     }
-    os << "\n";
+    if (f.scale != 1) {
+      print_scale(os, f.scale);
+      indent_by(os, indent);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = first; c <= last; ++c) {
+        put(os, m[r * cols + c], f);
+        if (c != last) {
+          os << ' ';
+          continue;
+        }
+        os << '\n';
+        if (r != rows - 1) indent_by(os, indent + (f.scale != 1 ? 1 : 0));
+      }
+    }
+    first = last + 1;
   }
 }
 
 template <class V>
-void print_values(std::ostream& os, const Tensor& t, const V* d, int64_t n, const Format& f) {
-  if (n == 0) return;
-  if (f.scale != 1) os << std::defaultfloat << std::setprecision(0) << std::scientific << f.scale << " *\n";
+void print_values(std::ostream& os, const Tensor& t, const V* d) {
+  const int64_t n = t.numel();
   if (t.dim() == 0) {
-    os << std::defaultfloat << std::setprecision(6) << d[0] << "\n";
-  } else if (t.dim() == 1) {
-    print_matrix(os, d, n, 1, f);
-  } else if (t.dim() == 2) {
-    print_matrix(os, d, t.size(0), t.size(1), f);
-  } else {
-    const int64_t rows = t.size(-2), cols = t.size(-1), per = rows * cols;
-    std::vector<int64_t> idx(size_t(t.dim() - 2), 0);
-    for (int64_t m = 0; m < n / per; ++m) {
-      os << "(";
-      for (int64_t i : idx) os << i + 1 << ",";
-      os << ".,.) = \n";
-      print_matrix(os, d + m * per, rows, cols, f);
-      os << "\n";
-      for (int64_t k = int64_t(idx.size()) - 1; k >= 0; --k) {
-        if (++idx[size_t(k)] < t.size(k)) break;
-        idx[size_t(k)] = 0;
-      }
+    os.unsetf(std::ios_base::floatfield);
+    os << d[0] << '\n';
+    return;
+  }
+  if (n == 0) return;
+  if (t.dim() == 1) {
+    const Format f = choose_format(d, n);
+    apply(os, f);
+    if (f.scale != 1) print_scale(os, f.scale);
+    for (int64_t i = 0; i < n; ++i) {
+      put(os, d[i], f);
+      os << '\n';
     }
+    return;
+  }
+  if (t.dim() == 2) return print_matrix(os, d, t.size(0), t.size(1), 0);
+  const int64_t lead = t.dim() - 2, rows = t.size(-2), cols = t.size(-1);
+  std::vector<int64_t> idx(size_t(lead), 0);
+  for (bool first = true;; first = false) {
+    if (!first) os << '\n';
+    os << '(';
+    int64_t offset = 0;
+    for (int64_t k = 0; k < lead; ++k) {
+      os << idx[size_t(k)] + 1 << ',';
+      offset = offset * t.size(k) + idx[size_t(k)];
+    }
+    os << ".,.) = \n";
+    print_matrix(os, d + offset * rows * cols, rows, cols, 1);
+    int64_t k = 0;  // the first leading index varies fastest, as in libtorch
+    for (; k < lead; ++k) {
+      if (++idx[size_t(k)] < t.size(k)) break;
+      idx[size_t(k)] = 0;
+    }
+    if (k == lead) break;
   }
 }
 
@@ -134,21 +207,17 @@ void print_values(std::ostream& os, const Tensor& t, const V* d, int64_t n, cons
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
-  std::ios_base::fmtflags flags = os.flags();
-  std::streamsize prec = os.precision();
+  FormatGuard guard(os);
   if (is_floating_point(t.dtype())) {
     Tensor v = t.to(Device(kCPU, 0), kDouble).contiguous();
-    print_values(os, t, v.data_ptr<double>(), v.numel(), choose_format(v.data_ptr<double>(), v.numel()));
+    print_values(os, t, v.data_ptr<double>());
   } else {
     Tensor v = t.to(Device(kCPU, 0), kInt64).contiguous();
-    print_values(os, t, v.data_ptr<int64_t>(), v.numel(), choose_int_format(v.data_ptr<int64_t>(), v.numel()));
+    print_values(os, t, v.data_ptr<int64_t>());
   }
   os << "[ " << backend_word(t.device()) << type_word(t.dtype()) << "Type{";
   for (int64_t i = 0; i < t.dim(); ++i) os << (i ? "," : "") << t.size(i);
-  os << "} ]";
-  os.flags(flags);
-  os.precision(prec);
-  return os;
+  return os << "} ]";
 }
 
 }  // namespace ember

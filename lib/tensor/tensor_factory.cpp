@@ -61,6 +61,33 @@ Tensor empty_like_contiguous(const Tensor& t, ScalarType dtype) {
   return empty_on(t.sizes(), dtype, t.device());
 }
 
+EmptyOutputResize::EmptyOutputResize(const Tensor& out, IntArrayRef shape) {
+  if (!out.defined() || out.numel() != 0 || out.sizes() == shape) return;
+  TensorImpl& impl = *out.unsafe_impl();
+  storage_ = impl.storage_, sizes_ = impl.sizes_, strides_ = impl.strides_, offset_ = impl.storage_offset_;
+  // The storage is kept when it already holds the result past the offset (an empty view
+  // of a larger tensor then writes into it, as in libtorch); otherwise fresh memory.
+  const size_t needed = checked_nbytes(shape, impl.dtype_) + size_t(impl.storage_offset_) * element_size(impl.dtype_);
+  if (needed > impl.storage_->nbytes_) {
+    Tensor fresh = empty_on(shape, impl.dtype_, out.device());
+    impl.storage_ = fresh.storage();
+    impl.storage_offset_ = 0;
+  }
+  impl.sizes_ = SizesVector(shape);
+  impl.strides_ = contiguous_strides(shape);
+  impl.refresh();
+  impl_ = &impl;
+}
+
+EmptyOutputResize::~EmptyOutputResize() {
+  if (!impl_) return;
+  impl_->storage_ = std::move(storage_);
+  impl_->sizes_ = sizes_;
+  impl_->strides_ = strides_;
+  impl_->storage_offset_ = offset_;
+  impl_->refresh();
+}
+
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   return Tensor(IntrusivePtr<TensorImpl>::adopt(
       new TensorImpl(base.storage(), base.dtype(), sizes, strides, offset)));

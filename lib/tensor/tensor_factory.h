@@ -14,6 +14,23 @@ Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor empty_like_contiguous(const Tensor& t, ScalarType dtype);
 /// A view of base's storage with other sizes, strides and offset.
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+/// out= ops (add_out, mul_out, matmul_out) resize an output with no elements to the
+/// result's shape, as libtorch's resize_output does; any other output is left for the
+/// op's shape check to reject. The resize is undone if the op throws before commit().
+class EmptyOutputResize {
+ public:
+  EmptyOutputResize(const Tensor& out, IntArrayRef shape);
+  ~EmptyOutputResize();
+  EmptyOutputResize(const EmptyOutputResize&) = delete;
+  EmptyOutputResize& operator=(const EmptyOutputResize&) = delete;
+  void commit() { impl_ = nullptr; }
+
+ private:
+  TensorImpl* impl_ = nullptr;  // set while a resize may still be undone
+  Storage storage_;
+  SizesVector sizes_, strides_;
+  int64_t offset_ = 0;
+};
 /// Row-major strides for sizes.
 SizesVector contiguous_strides(IntArrayRef sizes);
 /// Wraps a possibly negative dim into [0, ndim); InvalidArgument naming the op otherwise.

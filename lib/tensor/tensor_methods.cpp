@@ -126,6 +126,9 @@ Tensor Tensor::addmm(const Tensor& a, const Tensor& b, const Scalar& beta, const
   return ember::addmm(*this, a, b, beta, alpha);
 }
 
+Tensor Tensor::isclose(const Tensor& o, double rtol, double atol, bool equal_nan) const {
+  return ember::isclose(*this, o, rtol, atol, equal_nan);
+}
 bool Tensor::allclose(const Tensor& o, double rtol, double atol, bool equal_nan) const {
   return ember::allclose(*this, o, rtol, atol, equal_nan);
 }
