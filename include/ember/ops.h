@@ -12,6 +12,7 @@
 
 #include "ember/export.h"
 #include "ember/tensor.h"
+#include "ember/tensor_literal.h"
 
 namespace ember {
 
@@ -47,34 +48,6 @@ EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(voi
 /// Seeds rand / randn / randint on every device.
 EMBER_API void manual_seed(uint64_t seed);
 
-namespace detail {
-EMBER_API Tensor tensor_from_data(const void* data, ScalarType src_type, IntArrayRef sizes,
-                                  const TensorOptions& options);
-}
-/// tensor({1, 2, 3}) is int64, tensor({1.5, 2.0}) float32 (double literals become the default dtype).
-template <class T>
-Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {}) {
-  // int and long literals are int64, double literals the default dtype, as in libtorch;
-  // bool, int8, uint8 and int16 values keep their own dtype.
-  constexpr bool keeps_type = std::is_same_v<T, bool> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
-                              std::is_same_v<T, int16_t> || std::is_floating_point_v<T>;
-  using Stored = std::conditional_t<!keeps_type && std::is_integral_v<T>, int64_t, T>;
-  std::vector<Stored> v(values.begin(), values.end());
-  constexpr ScalarType st = ScalarTypeOf<Stored>::value;
-  TensorOptions o = options;
-  if (!o.has_dtype()) o = o.dtype(std::is_same_v<Stored, double> ? kFloat : st);
-  const int64_t n = static_cast<int64_t>(v.size());
-  if constexpr (std::is_same_v<Stored, bool>) {
-    std::vector<uint8_t> bytes(v.begin(), v.end());
-    return detail::tensor_from_data(bytes.data(), kBool, IntArrayRef(&n, 1), o);
-  } else {
-    return detail::tensor_from_data(v.data(), st, IntArrayRef(&n, 1), o);
-  }
-}
-template <class T>
-Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}) {
-  return tensor(std::vector<T>(values), options);
-}
 EMBER_API Tensor scalar_tensor(const Scalar& value, const TensorOptions& options = {});
 
 // ---- binary elementwise (broadcasting, torch type promotion)
