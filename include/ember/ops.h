@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <type_traits>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -188,5 +189,34 @@ EMBER_API Tensor add_n(const std::vector<Tensor>& tensors);
 EMBER_API bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
                         bool equal_nan = false);
 EMBER_API bool equal(const Tensor& a, const Tensor& b);
+
+// ---- selection (libtorch's semantics and errors; indices are int64, out-of-range ones
+// are InvalidArgument on every device)
+/// out[i][j] = self[index[i][j]][j] (dim 0): index has self's number of dims.
+EMBER_API Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad = false);
+/// A copy of self with self[index[i][j]][j] = src[i][j] (dim 0); reduce: "add" or "multiply".
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                         const std::string& reduce);
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                         const std::string& reduce);
+/// scatter that sums the values sent to the same element.
+EMBER_API Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+/// self with value where the (broadcast, bool) mask is true; value: a Scalar or a 0-dim tensor.
+EMBER_API Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+EMBER_API Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+/// int64 class indices -> int64 one-hot vectors in a new last dim (-1: max + 1 classes).
+EMBER_API Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
+/// (values, int64 indices) sorted along dim; stable; NaN sorts as the largest value.
+EMBER_API std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
+EMBER_API std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim = -1,
+                                          bool descending = false);
+EMBER_API Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false);
+/// dim has no default here, so that argsort(x, 1) is not ambiguous (it is in libtorch).
+EMBER_API Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending = false);
+/// The k largest (or smallest) values along dim and their indices, sorted.
+EMBER_API std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1, bool largest = true,
+                                          bool sorted = true);
 
 }  // namespace ember
