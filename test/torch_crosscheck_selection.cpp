@@ -38,6 +38,7 @@ void check_same(const ember::Tensor& e, const torch::Tensor& t, double tol = 0) 
       REQUIRE(std::isnan(a[i]) == std::isnan(b[i]));
       continue;
     }
+    if (a[i] == b[i]) continue;  // equal infinities too
     INFO("element " << i << ": ember " << a[i] << ", torch " << b[i]);
     REQUIRE(std::abs(a[i] - b[i]) <= tol * (1 + std::abs(b[i])));
   }
@@ -117,7 +118,9 @@ TEST_CASE("crosscheck: sort, argsort and topk along each dim, every dtype") {
         check_same(i, ti);
         check_same(ember::argsort(x, dim, desc), std::get<1>(torch::sort(tx, true, dim, desc)));
       }
-    if (ember::is_floating_point(dt)) {  // no ties: topk's order among equal values is unspecified
+    // Random floats have no ties (topk's order among equal values is unspecified);
+    // libtorch 1.13 has no CPU topk for float16 / bfloat16.
+    if (dt == ember::kFloat || dt == ember::kDouble) {
       ember::Tensor f = ember::rand({5, 9}, dt);
       torch::Tensor tf = same_in_torch(f);
       for (bool largest : {true, false}) {

@@ -49,8 +49,8 @@ void fill_loop(SelectArgs& a, const Tensor& index, const Tensor& out, const Tens
     const int64_t d = nd - 1 - k;
     a.sizes[k] = index.size(d);
     a.index_strides[k] = index.stride(d);
-    a.out_strides[k] = out_indexed && d == dim ? 0 : out.stride(d);
-    a.in_strides[k] = in ? (!out_indexed && d == dim ? 0 : in->stride(d)) : 0;
+    a.out_strides[k] = out_indexed && d == dim ? 0 : stride_or_zero(out, d);
+    a.in_strides[k] = in ? (!out_indexed && d == dim ? 0 : stride_or_zero(*in, d)) : 0;
   }
 }
 
@@ -80,7 +80,7 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
                     index.dim(), src->dim());
   }
   for (int64_t i = 0; i < index.dim(); ++i) {
-    const bool ok = (i == d || index.size(i) <= self.size(i)) && (!src || index.size(i) <= src->size(i));
+    const bool ok = (i == d || index.size(i) <= size_or_one(self, i)) && (!src || index.size(i) <= size_or_one(*src, i));
     EMBER_CHECK_ARG(ok,
                     "{}: Expected index {} to be smaller than self {} apart from dimension {}{}{}", op,
                     detail::shape_str(index.sizes()), detail::shape_str(self.sizes()), d,
@@ -138,7 +138,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   const int64_t d = detail::wrap_dim(dim, self.dim(), "gather");
   check_index_dims("gather", self, index, d);
   for (int64_t i = 0; i < index.dim(); ++i)
-    EMBER_CHECK_ARG(i == d || index.size(i) <= self.size(i),
+    EMBER_CHECK_ARG(i == d || index.size(i) <= size_or_one(self, i),
                     "gather: Size does not match at dimension {} expected index {} to be smaller than self {} apart "
                     "from dimension {}",
                     i, detail::shape_str(index.sizes()), detail::shape_str(self.sizes()), d);
