@@ -56,26 +56,43 @@ void report(const SelectArgs& a, int64_t bad) {
   }
 }
 
+// One row of the index: out[j] = in[j + index[j] * indexed_stride] (strides in elements).
+// Returns false at the first bad index. The unit-stride case is its own loop so that the
+// compiler keeps everything in registers (the common gather along the last dim).
+template <class T>
+bool gather_row(T* out, const T* in, const int64_t* ix, int64_t len, int64_t so, int64_t si, int64_t sx,
+                uint64_t dim_size, int64_t istride, int64_t* bad) {
+  if (so == 1 && sx == 1 && si == 0) {
+    for (int64_t j = 0; j < len; ++j) {
+      const int64_t k = ix[j];
+      if (__builtin_expect(uint64_t(k) >= dim_size, 0)) return *bad = k, false;
+      out[j] = in[k * istride];
+    }
+    return true;
+  }
+  for (int64_t j = 0; j < len; ++j) {
+    const int64_t k = ix[j * sx];
+    if (__builtin_expect(uint64_t(k) >= dim_size, 0)) return *bad = k, false;
+    out[j * so] = in[j * si + k * istride];
+  }
+  return true;
+}
+
 template <class T>
 void gather_typed(const SelectArgs& a) {
   const int64_t len = a.ndim ? a.sizes[0] : 1;
   const int64_t so = a.ndim ? a.out_strides[0] : 0, si = a.ndim ? a.in_strides[0] : 0;
   const int64_t sx = a.ndim ? a.index_strides[0] : 0;
+  const uint64_t dim_size = uint64_t(a.dim_size);
+  const int64_t istride = a.indexed_stride;
   const int64_t rows = row_count(a);
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, len));
   parallel_for(rows, grain, [&](int64_t b, int64_t e) {
     for_each_index_row(a, b, e, [&](const int64_t* off) {
-      T* out = reinterpret_cast<T*>(a.out) + off[0];
-      const T* in = reinterpret_cast<const T*>(a.in) + off[1];
-      const int64_t* ix = a.index + off[2];
-      for (int64_t j = 0; j < len; ++j) {
-        const int64_t k = ix[j * sx];
-        if (__builtin_expect(uint64_t(k) >= uint64_t(a.dim_size), 0)) {
-          report(a, k);
-          return;
-        }
-        out[j * so] = in[j * si + k * a.indexed_stride];
-      }
+      int64_t bad = 0;
+      if (!gather_row(reinterpret_cast<T*>(a.out) + off[0], reinterpret_cast<const T*>(a.in) + off[1],
+                      a.index + off[2], len, so, si, sx, dim_size, istride, &bad))
+        report(a, bad);
     });
   });
 }

@@ -54,14 +54,13 @@ void fill_loop(SelectArgs& a, const Tensor& index, const Tensor& out, const Tens
   }
 }
 
-void check_index_dims(const char* op, const Tensor& self, const Tensor& index, int64_t dim) {
+void check_index_dims(const char* op, const Tensor& self, const Tensor& index) {
   EMBER_CHECK_ARG(index.dtype() == kInt64, "{}(): Expected dtype int64 for index, got {}", op, name(index.dtype()));
   EMBER_CHECK_ARG(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
                   "{}: Index tensor must have the same number of dimensions as {} tensor ({} vs {})", op,
                   std::string(op) == "gather" ? "input" : "self", index.dim(), self.dim());
   EMBER_CHECK_ARG(index.dim() <= SelectArgs::kMaxDims, "{}: at most {} dims are supported, got {}", op,
                   SelectArgs::kMaxDims, index.dim());
-  (void)dim;
 }
 
 Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
@@ -69,7 +68,7 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
   check_defined(self, op, "self");
   check_defined(index, op, "index");
   const int64_t d = detail::wrap_dim(dim, self.dim(), op);
-  check_index_dims(op, self, index, d);
+  check_index_dims(op, self, index);
   if (src) {
     check_defined(*src, op, "src");
     EMBER_CHECK_ARG(src->dtype() == self.dtype(),
@@ -136,7 +135,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   check_defined(self, "gather", "self");
   check_defined(index, "gather", "index");
   const int64_t d = detail::wrap_dim(dim, self.dim(), "gather");
-  check_index_dims("gather", self, index, d);
+  check_index_dims("gather", self, index);
   for (int64_t i = 0; i < index.dim(); ++i)
     EMBER_CHECK_ARG(i == d || index.size(i) <= size_or_one(self, i),
                     "gather: Size does not match at dimension {} expected index {} to be smaller than self {} apart "
