@@ -8,6 +8,9 @@
 //    types), so duplicate indices accumulate;
 //  - sort: two stable thrust sorts of flat positions (by value, then by slice), which
 //    leaves each slice sorted by value with ties in their original order; NaN is largest.
+#include <memory>
+#include <vector>
+
 #include <thrust/execution_policy.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
@@ -184,6 +187,25 @@ __global__ void sort_write_kernel(const int64_t* order, const T* in, T* values, 
   }
 }
 
+// Thrust's temporary storage, taken from ember's caching allocator instead of cudaMalloc
+// (a block goes back to the cache at deallocate, which stream order makes safe).
+struct ScratchAllocator {
+  using value_type = char;
+  int device;
+  std::vector<std::unique_ptr<CudaScratch>>* blocks;
+  char* allocate(std::ptrdiff_t n) {
+    blocks->push_back(std::make_unique<CudaScratch>(device, size_t(n)));
+    return static_cast<char*>(blocks->back()->get());
+  }
+  void deallocate(char* p, size_t) {
+    for (auto it = blocks->begin(); it != blocks->end(); ++it)
+      if ((*it)->get() == p) {
+        blocks->erase(it);
+        return;
+      }
+  }
+};
+
 void sort_kernel(const SortArgs& a) {
   cuda_dispatch<kAllMask>("cuda sort", a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -194,7 +216,9 @@ void sort_kernel(const SortArgs& a) {
     CudaScratch scratch(device, size_t(n) * sizeof(int64_t));
     int64_t* order = static_cast<int64_t*>(scratch.get());
     const T* in = reinterpret_cast<const T*>(a.in);
-    auto policy = thrust::cuda::par.on(stream);
+    std::vector<std::unique_ptr<CudaScratch>> blocks;
+    ScratchAllocator alloc{device, &blocks};
+    auto policy = thrust::cuda::par(alloc).on(stream);
     thrust::sequence(policy, order, order + n);
     thrust::stable_sort(policy, order, order + n, ValueLess<T>{in, a.descending});
     if (a.outer * a.inner > 1) thrust::stable_sort(policy, order, order + n, SliceLess{a.size, a.inner});
