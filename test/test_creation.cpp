@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include "test_util.h"
@@ -58,8 +59,22 @@ TEST_CASE("creation: nested lists give N-d tensors") {
   CHECK(b.dtype() == kBool);
   CHECK(dvalues(b) == std::vector<double>{1, 0, 0, 1});
   CHECK(tensor({{1, 2}}, Device("cpu:0")).device() == Device("cpu:0"));
-  // a 1-D braced list keeps working as before
+  // a 1-D braced list keeps working as before; an empty one has the default dtype
   CHECK(tensor({1, 2, 3}).sizes() == std::vector<int64_t>{3});
+  Tensor e = tensor({});
+  CHECK(e.sizes() == std::vector<int64_t>{0});
+  CHECK(e.dtype() == kFloat);
+}
+
+TEST_CASE("creation: scalar and nested literals log as constants") {
+  std::vector<std::string> lines;
+  set_placement_log_sink([&](const std::string& l) { lines.push_back(l); });
+  set_log_device_placement(true);
+  Tensor a = tensor(5), b = tensor({{1.5, 2.5}});
+  set_log_device_placement(false);
+  set_placement_log_sink(nullptr);
+  const std::string line = "Executing op _EagerConst in device /job:localhost/replica:0/task:0/device:CPU:0";
+  CHECK(lines == std::vector<std::string>{line, line});
 }
 
 TEST_CASE("creation: ragged and mixed lists are rejected") {
