@@ -5,6 +5,7 @@
 // before writing anything, so a failed scatter_ leaves its input unchanged.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
