@@ -21,6 +21,7 @@ struct Implementation {
   SizedCase add = nullptr;  // out of place
   SizedCase add_out = nullptr;
   SizedCase matmul = nullptr;  // square n x n float32
+  SizedCase gather = nullptr;  // gather along dim 1 of a float32 [n/1024, 1024], int64 index of the same shape
 };
 
 Implementation ember_implementation();

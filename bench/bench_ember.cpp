@@ -36,9 +36,19 @@ void matmul(benchmark::State& state, int64_t n) {
   }
 }
 
+void gather(benchmark::State& state, int64_t n) {
+  ember::manual_seed(4);
+  ember::Tensor a = ember::rand({n / 1024, 1024});
+  ember::Tensor idx = ember::randint(0, 1024, {n / 1024, 1024});
+  for (auto _ : state) {
+    ember::Tensor c = ember::gather(a, 1, idx);
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+}
+
 }  // namespace
 
-Implementation ember_implementation() { return {"ember", add, add_out, matmul}; }
+Implementation ember_implementation() { return {"ember", add, add_out, matmul, gather}; }
 
 void allocator_cached_pair(benchmark::State& state) {
   auto& alloc = ember::detail::allocator_for(ember::Device(ember::kCPU, 0));

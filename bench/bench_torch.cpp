@@ -35,6 +35,16 @@ void matmul(benchmark::State& state, int64_t n) {
   }
 }
 
+void gather(benchmark::State& state, int64_t n) {
+  torch::manual_seed(4);
+  torch::Tensor a = torch::rand({n / 1024, 1024});
+  torch::Tensor idx = torch::randint(0, 1024, {n / 1024, 1024});
+  for (auto _ : state) {
+    torch::Tensor c = torch::gather(a, 1, idx);
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+}
+
 }  // namespace
 
 GpuOp torch_gpu_case(const GpuCase& c) {
@@ -84,7 +94,7 @@ Implementation torch_implementation(bool& available) {
   available = true;
   torch::set_num_threads(bench_threads());
   torch::NoGradGuard no_grad;
-  return {"libtorch", add, add_out, matmul};
+  return {"libtorch", add, add_out, matmul, gather};
 }
 
 }  // namespace ember_bench

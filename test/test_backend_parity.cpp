@@ -277,6 +277,28 @@ std::vector<OpEntry> make_table() {
     Tensor ba = c.in(random_of({3, 67, 45}, c.dt));
     return V{matmul(a, b), matmul(b.t(), a.t()), matmul(ba, b)};
   }, true);
+  // selection: strided self, expanded (broadcast) and distinct indices, duplicates summed
+  set(Op::Gather, [](const Ctx& c) {
+    Tensor x = c.in(random_of({40, 70}, c.dt)).t();
+    Tensor idx = c.in(randint(0, 40, {70, 55}));
+    Tensor row = c.in(randint(0, 70, {1, 40})).expand({30, 40});
+    return V{gather(x, 1, idx), gather(x, 0, row)};
+  });
+  set(Op::Scatter, [](const Ctx& c) {
+    Tensor x = c.in(random_of({40, 70}, c.dt));
+    Tensor src = c.in(random_of({30, 70}, c.dt));
+    Tensor distinct = c.in(argsort(rand({40, 70}), 0).narrow(0, 0, 30));
+    Tensor dup = c.in(randint(0, 40, {30, 70}));
+    Tensor inplace = x.clone();
+    inplace.t().scatter_(1, distinct.t(), src.t());
+    return V{scatter(x, 0, distinct, src), scatter(x, 0, distinct, 1), inplace, scatter_add(x, 0, dup, src)};
+  }, true);
+  set(Op::Sort, [](const Ctx& c) {
+    Tensor x = c.in(random_of({23, 300}, c.dt));
+    auto [v0, i0] = sort(x, 0);
+    auto [v1, i1] = sort(x.t(), 0, true);
+    return V{v0, i0, v1, i1, std::get<0>(topk(x, 5))};
+  });
   return t;
 }
 
@@ -353,7 +375,7 @@ TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
     for (ScalarType dt : kDtypes) any = any || has_kernel(op, kCPU, dt);
     CHECK(any);
   }
-  // The families partition the enum in order: elementwise, reduce, dim, matmul.
+  // The families partition the enum in order: elementwise, reduce, dim, matmul, then selection.
   CHECK(op_family(Op::Fill) == OpFamily::Elementwise);
   CHECK(op_family(Op::Addcdiv) == OpFamily::Elementwise);
   CHECK(op_family(Op::Sum) == OpFamily::Reduce);
@@ -361,6 +383,9 @@ TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
   CHECK(op_family(Op::Softmax) == OpFamily::Dim);
   CHECK(op_family(Op::Cumsum) == OpFamily::Dim);
   CHECK(op_family(Op::MatMul) == OpFamily::Matmul);
+  CHECK(op_family(Op::Gather) == OpFamily::Select);
+  CHECK(op_family(Op::Scatter) == OpFamily::Select);
+  CHECK(op_family(Op::Sort) == OpFamily::Sort);
 }
 
 TEST_CASE("parity: each table entry runs its Op on the CPU, deterministically") {

@@ -113,4 +113,44 @@ struct MatmulArgs {
   bool allow_tf32 = false;
 };
 
+/// gather and scatter along dim `dim` (Note [Select kernels]). The loop runs over the
+/// index's shape (dims innermost first, not coalesced); operand strides are in elements.
+/// The indexed operand (gather: in, scatter: out) has stride 0 in `dim` and moves
+/// index * indexed_stride along it instead. An index outside [0, dim_size) is never
+/// dereferenced: the kernel sets status[0] = 1 and status[1] to the index (status is
+/// two int64 on the kernel's device, zeroed by the front-end). Scatter writes nothing
+/// when any index is out of range (check first, then write).
+struct SelectArgs {
+  static constexpr int kMaxDims = ElementwiseArgs::kMaxDims;
+
+  char* out = nullptr;
+  const char* in = nullptr;  // gather: self; scatter: src (unused when in_is_scalar)
+  const int64_t* index = nullptr;
+  int64_t* status = nullptr;
+  int ndim = 0;
+  int64_t numel = 0;
+  int64_t sizes[kMaxDims] = {};
+  int64_t out_strides[kMaxDims] = {};
+  int64_t in_strides[kMaxDims] = {};
+  int64_t index_strides[kMaxDims] = {};
+  int64_t dim_size = 0;        // the indexed operand's size along dim
+  int64_t indexed_stride = 0;  // the indexed operand's stride along dim
+  ScalarType dtype = ScalarType::Float;
+  int reduce = 0;              // scatter: 0 assigns, 1 adds, 2 multiplies
+  bool in_is_scalar = false;   // scatter of a value: it is in scalar_value (dtype's bytes)
+  alignas(8) char scalar_value[8] = {};
+};
+
+/// sort along one dim of a contiguous [outer, size, inner] block into contiguous values
+/// and int64 indices of the same layout. Ascending puts NaN last, descending first
+/// (NaN is the largest value, as torch); equal values keep their order (stable).
+struct SortArgs {
+  char* values = nullptr;
+  int64_t* indices = nullptr;
+  const char* in = nullptr;
+  int64_t outer = 1, size = 1, inner = 1;
+  ScalarType dtype = ScalarType::Float;
+  bool descending = false;
+};
+
 }  // namespace ember

@@ -7,11 +7,13 @@
 #include <initializer_list>
 #include <type_traits>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "ember/export.h"
 #include "ember/tensor.h"
+#include "ember/tensor_literal.h"
 
 namespace ember {
 
@@ -47,34 +49,6 @@ EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(voi
 /// Seeds rand / randn / randint on every device.
 EMBER_API void manual_seed(uint64_t seed);
 
-namespace detail {
-EMBER_API Tensor tensor_from_data(const void* data, ScalarType src_type, IntArrayRef sizes,
-                                  const TensorOptions& options);
-}
-/// tensor({1, 2, 3}) is int64, tensor({1.5, 2.0}) float32 (double literals become the default dtype).
-template <class T>
-Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {}) {
-  // int and long literals are int64, double literals the default dtype, as in libtorch;
-  // bool, int8, uint8 and int16 values keep their own dtype.
-  constexpr bool keeps_type = std::is_same_v<T, bool> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
-                              std::is_same_v<T, int16_t> || std::is_floating_point_v<T>;
-  using Stored = std::conditional_t<!keeps_type && std::is_integral_v<T>, int64_t, T>;
-  std::vector<Stored> v(values.begin(), values.end());
-  constexpr ScalarType st = ScalarTypeOf<Stored>::value;
-  TensorOptions o = options;
-  if (!o.has_dtype()) o = o.dtype(std::is_same_v<Stored, double> ? kFloat : st);
-  const int64_t n = static_cast<int64_t>(v.size());
-  if constexpr (std::is_same_v<Stored, bool>) {
-    std::vector<uint8_t> bytes(v.begin(), v.end());
-    return detail::tensor_from_data(bytes.data(), kBool, IntArrayRef(&n, 1), o);
-  } else {
-    return detail::tensor_from_data(v.data(), st, IntArrayRef(&n, 1), o);
-  }
-}
-template <class T>
-Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}) {
-  return tensor(std::vector<T>(values), options);
-}
 EMBER_API Tensor scalar_tensor(const Scalar& value, const TensorOptions& options = {});
 
 // ---- binary elementwise (broadcasting, torch type promotion)
@@ -220,5 +194,34 @@ EMBER_API Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, d
 EMBER_API bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
                         bool equal_nan = false);
 EMBER_API bool equal(const Tensor& a, const Tensor& b);
+
+// ---- selection (libtorch's semantics and errors; indices are int64, out-of-range ones
+// are InvalidArgument on every device)
+/// out[i][j] = self[index[i][j]][j] (dim 0): index has self's number of dims.
+EMBER_API Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad = false);
+/// A copy of self with self[index[i][j]][j] = src[i][j] (dim 0); reduce: "add" or "multiply".
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                         const std::string& reduce);
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                         const std::string& reduce);
+/// scatter that sums the values sent to the same element.
+EMBER_API Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+/// self with value where the (broadcast, bool) mask is true; value: a Scalar or a 0-dim tensor.
+EMBER_API Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+EMBER_API Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+/// int64 class indices -> int64 one-hot vectors in a new last dim (-1: max + 1 classes).
+EMBER_API Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
+/// (values, int64 indices) sorted along dim; stable; NaN sorts as the largest value.
+EMBER_API std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
+EMBER_API std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim = -1,
+                                          bool descending = false);
+EMBER_API Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false);
+/// dim has no default here, so that argsort(x, 1) is not ambiguous (it is in libtorch).
+EMBER_API Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending = false);
+/// The k largest (or smallest) values along dim and their indices, sorted.
+EMBER_API std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1, bool largest = true,
+                                          bool sorted = true);
 
 }  // namespace ember

@@ -8,6 +8,8 @@
 ///   reduce       void(const ReduceArgs&)       sum .. logsumexp
 ///   dim          void(const DimArgs&)          softmax, log_softmax, cumsum
 ///   matmul       void(const MatmulArgs&)       every matmul-family op
+///   select       void(const SelectArgs&)       gather, scatter (and scatter_add)
+///   sort         void(const SortArgs&)         sort (argsort, topk)
 /// A kernel switches on the dtype itself; the registry records which dtypes it takes.
 /// Register before the first op runs on that device type (registration takes no lock).
 
@@ -42,7 +44,9 @@ class StreamEvents;
   /* along one dim */                                                                       \
   _(Softmax) _(LogSoftmax) _(Cumsum)                                                        \
   /* linear algebra */                                                                      \
-  _(MatMul)
+  _(MatMul)                                                                                 \
+  /* selection: gather / scatter along a dim, sort along a dim */                          \
+  _(Gather) _(Scatter) _(Sort)
 
 enum class Op : uint8_t {
 #define EMBER_OP_ENUM(name) name,
@@ -52,8 +56,10 @@ enum class Op : uint8_t {
 };
 inline constexpr int kNumOps = static_cast<int>(Op::kNumOps);
 
-enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul };
+enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select, Sort };
 constexpr OpFamily op_family(Op op) {
+  if (op == Op::Gather || op == Op::Scatter) return OpFamily::Select;
+  if (op == Op::Sort) return OpFamily::Sort;
   return op < Op::Sum ? OpFamily::Elementwise
          : op < Op::Softmax ? OpFamily::Reduce
          : op < Op::MatMul  ? OpFamily::Dim
@@ -66,6 +72,8 @@ using ElementwiseKernel = void (*)(const ElementwiseArgs&);
 using ReduceKernel = void (*)(const ReduceArgs&);
 using DimKernel = void (*)(const DimArgs&);
 using MatmulKernel = void (*)(const MatmulArgs&);
+using SelectKernel = void (*)(const SelectArgs&);
+using SortKernel = void (*)(const SortArgs&);
 
 /// A set of dtypes, one bit per ScalarType.
 class DtypeSet {
@@ -90,6 +98,8 @@ EMBER_API void register_kernel(Op op, DeviceType type, ElementwiseKernel fn, Dty
 EMBER_API void register_kernel(Op op, DeviceType type, ReduceKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, DimKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, MatmulKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, SelectKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, SortKernel fn, DtypeSet dtypes);
 /// Whether `op` runs on `type` for tensors of `dtype`.
 EMBER_API bool has_kernel(Op op, DeviceType type, ScalarType dtype);
 

@@ -53,9 +53,9 @@ class Scalar {
     else return static_cast<T>(kind_ == Kind::Double ? v_.d : double(v_.i));
   }
 
-  /// The dtype torch gives a tensor made from this number alone (bool, int64, float32 default).
+  /// The dtype torch gives a tensor made from this number alone (bool, int64, the default dtype).
   ScalarType natural_type() const {
-    return kind_ == Kind::Bool ? kBool : kind_ == Kind::Int ? kInt64 : kFloat;
+    return kind_ == Kind::Bool ? kBool : kind_ == Kind::Int ? kInt64 : get_default_dtype();
   }
 
  private:

@@ -1,6 +1,7 @@
 #pragma once
 /// Element types (API.md section 1) and torch's promotion table.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -25,6 +26,12 @@ constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kFloat32 = ScalarType::Float;
 constexpr ScalarType kDouble = ScalarType::Double;
 constexpr ScalarType kFloat64 = ScalarType::Double;
+// libtorch's most common spellings of the same dtypes.
+constexpr ScalarType kByte = ScalarType::UInt8;
+constexpr ScalarType kChar = ScalarType::Int8;
+constexpr ScalarType kShort = ScalarType::Int16;
+constexpr ScalarType kInt = ScalarType::Int32;
+constexpr ScalarType kLong = ScalarType::Int64;
 
 /// Bytes per element.
 constexpr size_t element_size(ScalarType t) {
@@ -42,6 +49,16 @@ constexpr bool is_floating_point(ScalarType t) {
 constexpr bool is_integral(ScalarType t, bool include_bool = false) {
   return (include_bool && t == kBool) || (t >= kUInt8 && t <= kInt64);
 }
+
+namespace detail {
+EMBER_API extern std::atomic<ScalarType> g_default_dtype;
+}
+/// The dtype floating-point creation ops and tensor(1.5) default to (torch.get_default_dtype).
+inline ScalarType get_default_dtype() { return detail::g_default_dtype.load(std::memory_order_relaxed); }
+/// libtorch's other name for the same query.
+inline ScalarType get_default_dtype_as_scalartype() { return get_default_dtype(); }
+/// Sets the default dtype; only floating dtypes are allowed (InvalidArgument otherwise).
+EMBER_API void set_default_dtype(ScalarType t);
 
 /// Maps a C++ element type to its ScalarType (compile-time).
 template <class T>

@@ -34,7 +34,8 @@ class TensorOptions {
 
   bool has_dtype() const { return dtype_.has_value(); }
   bool has_device() const { return device_.has_value(); }
-  ScalarType dtype() const { return dtype_.value_or(kFloat); }
+  /// The dtype given, else the default dtype (get_default_dtype()).
+  ScalarType dtype() const { return dtype_ ? *dtype_ : get_default_dtype(); }
   std::optional<ScalarType> dtype_opt() const { return dtype_; }
   std::optional<Device> device_opt() const { return device_; }
   Device device() const { return device_.value_or(Device(kCPU, 0)); }

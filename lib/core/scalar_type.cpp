@@ -1,11 +1,23 @@
 #include "ember/scalar_type.h"
 
+#include "core/check.h"
+
 namespace ember {
 
 const char* name(ScalarType t) {
   static constexpr const char* names[] = {"bool",  "uint8",   "int8",     "int16",   "int32",
                                           "int64", "float16", "bfloat16", "float32", "float64"};
   return names[static_cast<int>(t)];
+}
+
+namespace detail {
+std::atomic<ScalarType> g_default_dtype{kFloat};
+}
+
+void set_default_dtype(ScalarType t) {
+  EMBER_CHECK_ARG(is_floating_point(t),
+                  "set_default_dtype: only floating-point types are supported as the default type, got {}", name(t));
+  detail::g_default_dtype.store(t, std::memory_order_relaxed);
 }
 
 namespace {

@@ -85,7 +85,7 @@ Tensor arange(const Scalar& end, const TensorOptions& o) { return arange(0, end,
 Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& o) { return arange(start, end, 1, o); }
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& o) {
   const bool all_int = start.is_integral(true) && end.is_integral(true) && step.is_integral(true);
-  TensorOptions opts = with_default_dtype(o, all_int ? kInt64 : kFloat);
+  TensorOptions opts = with_default_dtype(o, all_int ? kInt64 : get_default_dtype());
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   EMBER_CHECK_ARG(st != 0, "arange: step must be nonzero");
   EMBER_CHECK_ARG(std::isfinite(s) && std::isfinite(e), "arange: unsupported range: {} -> {}", s, e);
@@ -117,7 +117,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   p.param[2].f = steps == 1 ? s : e;  // a single step is the start, as torch
   p.param[2].i = steps;
   p.has_param[2] = true;
-  return run_generator(Op::Arange, IntArrayRef(&steps, 1), with_default_dtype(o, kFloat), p);
+  return run_generator(Op::Arange, IntArrayRef(&steps, 1), with_default_dtype(o, get_default_dtype()), p);
 }
 
 Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
@@ -174,7 +174,7 @@ Tensor rand_like(const Tensor& t, const TensorOptions& o) { return rand(t.sizes(
 Tensor randn_like(const Tensor& t, const TensorOptions& o) { return randn(t.sizes(), like(t, o)); }
 
 Tensor scalar_tensor(const Scalar& value, const TensorOptions& o) {
-  return full({}, value, with_default_dtype(o, kFloat));  // torch: float32 unless told otherwise
+  return full({}, value, with_default_dtype(o, get_default_dtype()));  // torch: the default dtype unless told
 }
 
 namespace detail {

@@ -68,6 +68,8 @@ const char* family_kernel_name(OpFamily f) {
     case OpFamily::Reduce: return "ReduceKernel";
     case OpFamily::Dim: return "DimKernel";
     case OpFamily::Matmul: return "MatmulKernel";
+    case OpFamily::Select: return "SelectKernel";
+    case OpFamily::Sort: return "SortKernel";
   }
   return "?";
 }
@@ -95,6 +97,13 @@ void register_kernel(Op op, DeviceType type, DimKernel fn, DtypeSet dtypes) {
 }
 void register_kernel(Op op, DeviceType type, MatmulKernel fn, DtypeSet dtypes) {
   put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Matmul);
+}
+
+void register_kernel(Op op, DeviceType type, SelectKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Select);
+}
+void register_kernel(Op op, DeviceType type, SortKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Sort);
 }
 
 bool has_kernel(Op op, DeviceType type, ScalarType dtype) {

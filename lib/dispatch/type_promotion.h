@@ -39,7 +39,7 @@ ScalarType result_type(const Args&... args) {
   return r.get();
 }
 
-/// Integer and bool dtypes become the default float dtype (float32) for ops like div, exp.
-inline ScalarType to_floating(ScalarType t) { return is_floating_point(t) ? t : kFloat; }
+/// Integer and bool dtypes become the default dtype (float32 unless set) for ops like div, exp.
+inline ScalarType to_floating(ScalarType t) { return is_floating_point(t) ? t : get_default_dtype(); }
 
 }  // namespace ember::detail

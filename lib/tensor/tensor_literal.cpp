@@ -1,0 +1,80 @@
+// tensor(...) from scalars and (nested) braced lists: libtorch's TensorDataContainer.
+#include <sstream>
+
+#include "core/check.h"
+#include "ember/ops.h"
+
+namespace ember {
+namespace detail {
+
+namespace {
+// Prints a list as libtorch's error messages do: {1, 2}, {{1, 2}, {3, 4}}.
+void print_values(std::ostream& os, const unsigned char* bytes, ScalarType t, IntArrayRef sizes, size_t& pos) {
+  if (sizes.empty()) {
+    const unsigned char* p = bytes + pos * element_size(t);
+    ++pos;
+    switch (t) {
+      case kBool: os << (*p ? "true" : "false"); return;
+      case kUInt8: os << int(*p); return;
+      case kInt8: os << int(*reinterpret_cast<const int8_t*>(p)); return;
+      case kInt16: os << *reinterpret_cast<const int16_t*>(p); return;
+      case kInt32: os << *reinterpret_cast<const int32_t*>(p); return;
+      case kInt64: os << *reinterpret_cast<const int64_t*>(p); return;
+      case kHalf: os << float(*reinterpret_cast<const Half*>(p)); return;
+      case kBFloat16: os << float(*reinterpret_cast<const BFloat16*>(p)); return;
+      case kFloat: os << *reinterpret_cast<const float*>(p); return;
+      case kDouble: os << *reinterpret_cast<const double*>(p); return;
+    }
+    return;
+  }
+  os << '{';
+  for (int64_t i = 0; i < sizes[0]; ++i) {
+    if (i) os << ", ";
+    print_values(os, bytes, t, sizes.slice(1), pos);
+  }
+  os << '}';
+}
+
+std::string describe(const TensorDataContainer& c) {
+  std::ostringstream os;
+  size_t pos = 0;
+  print_values(os, c.bytes().data(), c.scalar_type(), c.sizes(), pos);
+  return os.str();
+}
+
+// libtorch prints a list's sizes without brackets: "2" for a 1-D list, "2 2" beyond.
+std::string sizes_text(IntArrayRef sizes) {
+  std::string s;
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? " " : "") + std::to_string(sizes[i]);
+  return s;
+}
+}  // namespace
+
+TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContainer> list)
+    : kind_(Kind::List), type_(get_default_dtype()) {
+  sizes_.push_back(int64_t(list.size()));
+  if (list.size() == 0) return;  // tensor({}) is an empty tensor of the default dtype
+  const TensorDataContainer& first = *list.begin();
+  type_ = first.type_;
+  sizes_.insert(sizes_.end(), first.sizes_.begin(), first.sizes_.end());
+  bytes_.reserve(first.bytes_.size() * list.size());
+  for (const TensorDataContainer& e : list) {
+    EMBER_CHECK_ARG(e.type_ == type_,
+                    "tensor: Expected all elements of the tensor to have the same scalar type: {}, but got element "
+                    "of scalar type: {}",
+                    name(type_), name(e.type_));
+    EMBER_CHECK_ARG(e.sizes() == first.sizes(),
+                    "tensor: Expected all sub-lists to have sizes: {} (e.g. {}), but got sub-list {} with sizes: {}",
+                    sizes_text(first.sizes()), describe(first), describe(e), sizes_text(e.sizes()));
+    bytes_.insert(bytes_.end(), e.bytes_.begin(), e.bytes_.end());
+  }
+}
+
+}  // namespace detail
+
+Tensor tensor(const detail::TensorDataContainer& data, const TensorOptions& options) {
+  TensorOptions o = options.has_dtype() ? options : options.dtype(detail::literal_dtype(data.scalar_type()));
+  return detail::tensor_from_data(data.bytes().data(), data.scalar_type(), data.sizes(), o);
+}
+
+}  // namespace ember
