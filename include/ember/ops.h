@@ -189,6 +189,15 @@ EMBER_API Tensor any(const Tensor& x);
 EMBER_API Tensor any(const Tensor& x, int64_t dim, bool keepdim = false);
 EMBER_API Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
 EMBER_API Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+// ---- selection along a dim (libtorch's names; negative positions are out of range)
+EMBER_API Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+EMBER_API Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                           const Scalar& alpha = 1);
+/// The coordinates of the nonzero elements, one row each: int64 [count, self.dim()].
+EMBER_API Tensor nonzero(const Tensor& self);
+/// The elements where mask (bool or uint8, broadcast with self) is set, as a 1-D tensor.
+EMBER_API Tensor masked_select(const Tensor& self, const Tensor& mask);
+
 EMBER_API Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
 
 // ---- linear algebra (torch.matmul's rules)

@@ -8,6 +8,7 @@
 ///   reduce       void(const ReduceArgs&)       sum .. logsumexp
 ///   dim          void(const DimArgs&)          softmax, log_softmax, cumsum
 ///   matmul       void(const MatmulArgs&)       every matmul-family op
+///   select       void(const SelectArgs&)       index_select, index_copy_, index_add_, nonzero
 /// A kernel switches on the dtype itself; the registry records which dtypes it takes.
 /// Register before the first op runs on that device type (registration takes no lock).
 
@@ -42,7 +43,9 @@ class StreamEvents;
   /* along one dim */                                                                       \
   _(Softmax) _(LogSoftmax) _(Cumsum)                                                        \
   /* linear algebra */                                                                      \
-  _(MatMul)
+  _(MatMul)                                                                                 \
+  /* selection along one dim by an index list (advanced indexing stands on these) */      \
+  _(IndexSelect) _(IndexCopy) _(IndexAdd) _(Nonzero)
 
 enum class Op : uint8_t {
 #define EMBER_OP_ENUM(name) name,
@@ -52,12 +55,13 @@ enum class Op : uint8_t {
 };
 inline constexpr int kNumOps = static_cast<int>(Op::kNumOps);
 
-enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul };
+enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select };
 constexpr OpFamily op_family(Op op) {
   return op < Op::Sum ? OpFamily::Elementwise
          : op < Op::Softmax ? OpFamily::Reduce
          : op < Op::MatMul  ? OpFamily::Dim
-                            : OpFamily::Matmul;
+         : op < Op::IndexSelect ? OpFamily::Matmul
+                            : OpFamily::Select;
 }
 /// The op's name as TensorFlow's placement log spells it: "Add", "MatMul", "Exp".
 EMBER_API const char* op_name(Op op);
@@ -66,6 +70,7 @@ using ElementwiseKernel = void (*)(const ElementwiseArgs&);
 using ReduceKernel = void (*)(const ReduceArgs&);
 using DimKernel = void (*)(const DimArgs&);
 using MatmulKernel = void (*)(const MatmulArgs&);
+using SelectKernel = void (*)(const SelectArgs&);
 
 /// A set of dtypes, one bit per ScalarType.
 class DtypeSet {
@@ -90,6 +95,7 @@ EMBER_API void register_kernel(Op op, DeviceType type, ElementwiseKernel fn, Dty
 EMBER_API void register_kernel(Op op, DeviceType type, ReduceKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, DimKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, MatmulKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, SelectKernel fn, DtypeSet dtypes);
 /// Whether `op` runs on `type` for tensors of `dtype`.
 EMBER_API bool has_kernel(Op op, DeviceType type, ScalarType dtype);
 

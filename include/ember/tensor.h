@@ -10,7 +10,6 @@
 
 #include "ember/device.h"
 #include "ember/export.h"
-#include "ember/indexing.h"
 #include "ember/int_array_ref.h"
 #include "ember/scalar.h"
 #include "ember/scalar_type.h"
@@ -21,6 +20,9 @@ namespace ember {
 
 namespace cuda {
 class Stream;
+}
+namespace indexing {
+class TensorIndex;
 }
 
 class EMBER_API Tensor {
@@ -96,6 +98,22 @@ class EMBER_API Tensor {
   Tensor select(int64_t dim, int64_t index) const;
   Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
   Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  /// Writes value into the indexed elements (a copy, or a sum with accumulate: duplicate
+  /// positions then add up). value broadcasts to the indexing result; same dtype as self.
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value,
+                     bool accumulate = false);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value,
+                     bool accumulate = false);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value);
+  /// libtorch's list-of-optional-tensors form: an empty optional is a full slice.
+  Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                     bool accumulate = false);
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  Tensor nonzero() const;
+  Tensor masked_select(const Tensor& mask) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
@@ -296,3 +314,6 @@ EMBER_API Tensor& operator/=(Tensor& a, const Tensor& b);
 EMBER_API Tensor& operator/=(Tensor& a, const Scalar& b);
 
 }  // namespace ember
+
+// Tensor::index takes these; included here so that `x.index({0, Slice()})` just works.
+#include "ember/indexing.h"  // NOLINT(build/include_order)
