@@ -95,6 +95,9 @@ void forward_cpu_kernels() {
       case OpFamily::Matmul:
         register_kernel(op, kPrivateUse1, reinterpret_cast<MatmulKernel>(cpu.fn), dtypes);
         break;
+      case OpFamily::Select:
+        register_kernel(op, kPrivateUse1, reinterpret_cast<SelectKernel>(cpu.fn), dtypes);
+        break;
     }
   }
 }
