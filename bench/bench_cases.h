@@ -19,6 +19,8 @@ struct Implementation {
   SizedCase add = nullptr;  // out of place
   SizedCase add_out = nullptr;
   SizedCase matmul = nullptr;  // square n x n float32
+  SizedCase index_select = nullptr;  // n float32 read at n random int64 positions
+  SizedCase mask_index = nullptr;    // x.index({x > 0.5}) on n float32 (about half kept)
 };
 
 Implementation ember_implementation();

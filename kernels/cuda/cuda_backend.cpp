@@ -233,6 +233,7 @@ void register_cuda_kernels() {
   register_cuda_matmul_kernels();
   register_cuda_reduce_kernels();
   register_cuda_dim_kernels();
+  register_cuda_select_kernels();
 }
 
 }  // namespace ember::detail
