@@ -180,6 +180,16 @@ EMBER_API Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased = true, bo
 EMBER_API Tensor std(const Tensor& x, bool unbiased = true);
 EMBER_API Tensor std(const Tensor& x, int dim, bool unbiased = true, bool keepdim = false);
 EMBER_API Tensor std(const Tensor& x, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+/// (var, mean) and (std, mean), as libtorch's var_mean / std_mean.
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased = true);
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, bool unbiased = true,
+                                              bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased = true);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, bool unbiased = true,
+                                              bool keepdim = false);
+EMBER_API Tensor clone(const Tensor& x);
+EMBER_API Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides,
+                            std::optional<int64_t> storage_offset = {});
 EMBER_API Tensor norm(const Tensor& x, const Scalar& p = 2);
 EMBER_API Tensor norm(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdim = false);
 EMBER_API Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);

@@ -74,6 +74,15 @@ class EMBER_API Tensor {
   Tensor cuda(int index = -1) const;
   Tensor contiguous() const;
   Tensor clone() const;
+  /// This tensor with other's dtype and device.
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  Layout layout() const { return kStrided; }
+  /// A view with the given sizes, strides and offset (default: this tensor's) over the
+  /// same storage; InvalidArgument when it would reach outside the storage.
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = {}) const;
+  /// Gives this tensor new sizes with contiguous strides, in place; the storage grows
+  /// (its old bytes kept) when it is too small.
+  Tensor& resize_(IntArrayRef sizes);
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
   /// The tensor's memory is also in use on `stream` (libtorch's record_stream).
   void record_stream(const cuda::Stream& stream) const;
