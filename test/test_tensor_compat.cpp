@@ -60,3 +60,13 @@ TEST_CASE("tensor compat: clone(t), to(other), var_mean, std_mean") {
   CHECK(dvalues(s) == std::vector<double>{0.5, 1.5});
   CHECK(dvalues(m2) == std::vector<double>{1.5, 4.5});
 }
+
+TEST_CASE("tensor compat: Storage::data_ptr() is the storage's base, shared by views") {
+  Tensor x = arange(6).to(kFloat);
+  Tensor v = x.index({indexing::Slice(2)});
+  CHECK(x.storage().data_ptr().get() == x.data_ptr());
+  CHECK(v.storage().data_ptr().get() == x.data_ptr());
+  CHECK(v.storage().data_ptr().device() == Device(kCPU, 0));
+  CHECK(v.storage().nbytes() == 24);
+  CHECK(static_cast<char*>(v.data_ptr()) - static_cast<char*>(v.storage().data()) == 8);
+}
