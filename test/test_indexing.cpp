@@ -110,6 +110,12 @@ TEST_CASE("indexing: masks") {
   Tensor mix = x.index({tensor({false, true}), Slice(), tensor({3})});
   CHECK(shape(mix) == std::vector<int64_t>{1, 5});
   CHECK(dvalues(mix) == std::vector<double>{53, 63, 73, 83, 93});
+  // A k-dim mask takes k dims, so the next index applies after them (NumPy's rule;
+  // libtorch 1.13's C++ index applies it to the mask's second dim and fails).
+  Tensor y = arange(24).reshape({2, 3, 4});
+  Tensor m2 = tensor({true, false, true, true, false, true}).reshape({2, 3});
+  CHECK(dvalues(y.index({m2, 1})) == std::vector<double>{1, 9, 13, 21});
+  CHECK_THROWS_WITH(y.index({m2, Slice(), 1}), "too many indices for tensor of dimension 3");
   // 0-dim bool tensors and uint8 masks (deprecated: a warning, as libtorch).
   CHECK(dvalues(scalar_tensor(3, kInt64).index({scalar_tensor(true, kBool)})) == std::vector<double>{3});
   CHECK(shape(scalar_tensor(3, kInt64).index({scalar_tensor(false, kBool)})) == std::vector<int64_t>{0});
