@@ -189,6 +189,11 @@ TEST_CASE("indexing: index_put_ copies, accumulates and leaves self unchanged on
   Tensor e = zeros({2, 3});
   e.index_put_(std::vector<std::optional<Tensor>>{std::nullopt, tensor({2})}, ones({1}), true);
   CHECK(dvalues(e) == std::vector<double>{0, 0, 1, 0, 0, 1});
+  Tensor f = index_put(e, {tensor({1})}, tensor({4.f, 5.f, 6.f}));
+  CHECK(dvalues(f) == std::vector<double>{0, 0, 1, 4, 5, 6});
+  CHECK(dvalues(e) == std::vector<double>{0, 0, 1, 0, 0, 1});
+  index_put_(e, {tensor({0}), tensor({0})}, tensor({2.f}), true);
+  CHECK(dvalues(e) == std::vector<double>{2, 0, 1, 0, 0, 1});
 
   Tensor x = x3();
   CHECK_THROWS_WITH(zeros({3}).index_put_({tensor({0})}, tensor({1})),

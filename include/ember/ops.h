@@ -203,6 +203,10 @@ EMBER_API Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarT
 EMBER_API Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 EMBER_API Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                            const Scalar& alpha = 1);
+EMBER_API Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                             bool accumulate = false);
+EMBER_API Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                           bool accumulate = false);
 /// The coordinates of the nonzero elements, one row each: int64 [count, self.dim()].
 EMBER_API Tensor nonzero(const Tensor& self);
 /// The elements where mask (bool or uint8, broadcast with self) is set, as a 1-D tensor.

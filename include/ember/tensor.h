@@ -118,6 +118,9 @@ class EMBER_API Tensor {
   /// libtorch's list-of-optional-tensors form: an empty optional is a full slice.
   Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
                      bool accumulate = false);
+  /// Out of place: a copy of this tensor with index_put_ applied.
+  Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                   bool accumulate = false) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;

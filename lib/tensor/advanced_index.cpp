@@ -305,4 +305,21 @@ Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, co
   return index_put_(ti, value, accumulate);
 }
 
+Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& value, bool accumulate) const {
+  EMBER_CHECK_ARG(defined(), "index_put: self is an undefined tensor");
+  Tensor r = clone();
+  r.index_put_(indices, value, accumulate);
+  return r;
+}
+
+Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                   bool accumulate) {
+  return self.index_put_(indices, value, accumulate);
+}
+
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                 bool accumulate) {
+  return self.index_put(indices, value, accumulate);
+}
+
 }  // namespace ember
