@@ -95,8 +95,8 @@ void forward_cpu_kernels() {
       case OpFamily::Matmul:
         register_kernel(op, kPrivateUse1, reinterpret_cast<MatmulKernel>(cpu.fn), dtypes);
         break;
-      case OpFamily::Select:
-        register_kernel(op, kPrivateUse1, reinterpret_cast<SelectKernel>(cpu.fn), dtypes);
+      case OpFamily::Index:
+        register_kernel(op, kPrivateUse1, reinterpret_cast<IndexKernel>(cpu.fn), dtypes);
         break;
     }
   }

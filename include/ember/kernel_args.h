@@ -127,7 +127,7 @@ struct MatmulArgs {
 /// memory, zeroed by the front-end), which then raises a typed error. IndexCopy and
 /// IndexAdd check every position before writing anything, so a failed call leaves self
 /// unchanged; IndexSelect may have written part of its (fresh) output.
-struct SelectArgs {
+struct IndexArgs {
   ScalarType dtype = ScalarType::Float;  // self's, src's and out's dtype
   char* self = nullptr;
   const char* src = nullptr;

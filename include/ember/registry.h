@@ -8,7 +8,7 @@
 ///   reduce       void(const ReduceArgs&)       sum .. logsumexp
 ///   dim          void(const DimArgs&)          softmax, log_softmax, cumsum
 ///   matmul       void(const MatmulArgs&)       every matmul-family op
-///   select       void(const SelectArgs&)       index_select, index_copy_, index_add_, nonzero
+///   index        void(const IndexArgs&)        index_select, index_copy_, index_add_, nonzero
 /// A kernel switches on the dtype itself; the registry records which dtypes it takes.
 /// Register before the first op runs on that device type (registration takes no lock).
 
@@ -55,13 +55,13 @@ enum class Op : uint8_t {
 };
 inline constexpr int kNumOps = static_cast<int>(Op::kNumOps);
 
-enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select };
+enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Index };
 constexpr OpFamily op_family(Op op) {
   return op < Op::Sum ? OpFamily::Elementwise
          : op < Op::Softmax ? OpFamily::Reduce
          : op < Op::MatMul  ? OpFamily::Dim
          : op < Op::IndexSelect ? OpFamily::Matmul
-                            : OpFamily::Select;
+                            : OpFamily::Index;
 }
 /// The op's name as TensorFlow's placement log spells it: "Add", "MatMul", "Exp".
 EMBER_API const char* op_name(Op op);
@@ -70,7 +70,7 @@ using ElementwiseKernel = void (*)(const ElementwiseArgs&);
 using ReduceKernel = void (*)(const ReduceArgs&);
 using DimKernel = void (*)(const DimArgs&);
 using MatmulKernel = void (*)(const MatmulArgs&);
-using SelectKernel = void (*)(const SelectArgs&);
+using IndexKernel = void (*)(const IndexArgs&);
 
 /// A set of dtypes, one bit per ScalarType.
 class DtypeSet {
@@ -95,7 +95,7 @@ EMBER_API void register_kernel(Op op, DeviceType type, ElementwiseKernel fn, Dty
 EMBER_API void register_kernel(Op op, DeviceType type, ReduceKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, DimKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, MatmulKernel fn, DtypeSet dtypes);
-EMBER_API void register_kernel(Op op, DeviceType type, SelectKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, IndexKernel fn, DtypeSet dtypes);
 /// Whether `op` runs on `type` for tensors of `dtype`.
 EMBER_API bool has_kernel(Op op, DeviceType type, ScalarType dtype);
 

@@ -68,7 +68,7 @@ const char* family_kernel_name(OpFamily f) {
     case OpFamily::Reduce: return "ReduceKernel";
     case OpFamily::Dim: return "DimKernel";
     case OpFamily::Matmul: return "MatmulKernel";
-    case OpFamily::Select: return "SelectKernel";
+    case OpFamily::Index: return "IndexKernel";
   }
   return "?";
 }
@@ -98,8 +98,8 @@ void register_kernel(Op op, DeviceType type, MatmulKernel fn, DtypeSet dtypes) {
   put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Matmul);
 }
 
-void register_kernel(Op op, DeviceType type, SelectKernel fn, DtypeSet dtypes) {
-  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Select);
+void register_kernel(Op op, DeviceType type, IndexKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Index);
 }
 
 bool has_kernel(Op op, DeviceType type, ScalarType dtype) {

@@ -1,14 +1,14 @@
 // Tensor::index and index_put_ with libtorch's rules. Integers, slices, None, Ellipsis
 // and bools make a view first; index tensors (int64 positions, bool/uint8 masks) then
 // broadcast together and select their dims, which become one block of linear positions
-// read or written by the select primitives (select_ops.h), so every device gets
+// read or written by the index primitives (index_ops.h), so every device gets
 // advanced indexing from its select kernels. See Note [Indexed dims placement].
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "core/check.h"
-#include "dispatch/select_ops.h"
+#include "dispatch/index_ops.h"
 #include "ember/ops.h"
 #include "ember/warning.h"
 #include "tensor/tensor_factory.h"

@@ -1,8 +1,8 @@
 // index_select, index_add_, nonzero, masked_select, and the block gather / put that
-// advanced indexing stands on. A tensor is described to the select kernels as
+// advanced indexing stands on. A tensor is described to the index kernels as
 // [outer, size, inner] by strides (views are not copied when their dims collapse);
 // out-of-range positions come back from the kernel as a typed error.
-#include "dispatch/select_ops.h"
+#include "dispatch/index_ops.h"
 
 #include <cmath>
 #include <optional>
@@ -55,7 +55,7 @@ bool as3(const Tensor& t, int64_t b, int64_t e, int64_t st[3], int64_t& outer, i
 }
 
 // Runs the kernel; the out-of-range position it reported, if any.
-std::optional<int64_t> run_select(SelectKernel kernel, SelectArgs& a, DeviceEntry& dev) {
+std::optional<int64_t> run_select(IndexKernel kernel, IndexArgs& a, DeviceEntry& dev) {
   if (dev.device.is_cpu()) {
     int64_t err[2] = {0, 0};
     a.error = err;
@@ -92,8 +92,8 @@ Tensor gather_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, bo
                     const IndexErrorText& err) {
   Tensor ins[2] = {t, lin};
   DeviceEntry& dev = place_op(Op::IndexSelect, ins, 2, t.dtype());
-  auto kernel = lookup_kernel<SelectKernel>(Op::IndexSelect, dev.device.type(), t.dtype());
-  SelectArgs a;
+  auto kernel = lookup_kernel<IndexKernel>(Op::IndexSelect, dev.device.type(), t.dtype());
+  IndexArgs a;
   Tensor src = ins[0];
   if (!as3(src, b, e, a.self_strides, a.outer, a.size, a.inner)) {
     src = src.contiguous();
@@ -125,8 +125,8 @@ void put_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, const T
   DeviceScope scope(t.device());  // in place: the op runs where self lives
   Tensor ins[3] = {t, lin, src};
   DeviceEntry& dev = place_op(op, ins, 3, t.dtype());
-  auto kernel = lookup_kernel<SelectKernel>(op, dev.device.type(), t.dtype());
-  SelectArgs a;
+  auto kernel = lookup_kernel<IndexKernel>(op, dev.device.type(), t.dtype());
+  IndexArgs a;
   Tensor tgt = t;
   const bool via_temp = !as3(tgt, b, e, a.self_strides, a.outer, a.size, a.inner);
   if (via_temp) {
@@ -156,12 +156,12 @@ void put_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, const T
 Tensor flat_nonzero(const Tensor& mask) {
   Tensor m = mask;
   DeviceEntry& dev = place_op(Op::Nonzero, &m, 1, kBool);
-  auto kernel = lookup_kernel<SelectKernel>(Op::Nonzero, dev.device.type(), kBool);
+  auto kernel = lookup_kernel<IndexKernel>(Op::Nonzero, dev.device.type(), kBool);
   m = m.contiguous();
   const int64_t count = m.numel() == 0 ? 0 : m.sum().item<int64_t>();
   Tensor out = empty_on({count}, kInt64, dev);
   if (count == 0) return out;
-  SelectArgs a;
+  IndexArgs a;
   a.dtype = kBool;
   a.self = static_cast<char*>(m.data_ptr());
   a.size = m.numel();

@@ -1,6 +1,6 @@
 #pragma once
-// The block primitives advanced indexing stands on (select_ops.cpp): a tensor's dims
-// [b, e) read or written at linear positions, through the select kernels of any device.
+// The block primitives advanced indexing stands on (index_ops.cpp): a tensor's dims
+// [b, e) read or written at linear positions, through the index kernels of any device.
 
 #include <cstdint>
 

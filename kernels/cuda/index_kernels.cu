@@ -1,4 +1,4 @@
-// CUDA kernels of the select family (SelectArgs): index_select, index_copy_, index_add_
+// CUDA kernels of the index family (IndexArgs): index_select, index_copy_, index_add_
 // and nonzero's flat positions, with the CPU's contract. Bounds: a position out of range
 // sets error[0] / error[1] in device memory, which the front-end reads after the launch
 // (a typed error, never a silent wrong read). IndexCopy / IndexAdd launch a check kernel
@@ -30,7 +30,7 @@ struct Geometry {
   bool allow_negative;
 };
 
-Geometry geometry(const SelectArgs& a) {
+Geometry geometry(const IndexArgs& a) {
   Geometry g{a.outer, a.size, a.inner, a.nindex, a.index_stride, {}, {}, a.allow_negative};
   for (int k = 0; k < 3; ++k) g.ss[k] = a.self_strides[k], g.os[k] = a.other_strides[k];
   return g;
@@ -117,7 +117,7 @@ void dispatch_size(ScalarType dtype, const Fn& fn) {
   }
 }
 
-void index_select(const SelectArgs& a) {
+void index_select(const IndexArgs& a) {
   const int device = cuda_device_of(a.out);
   CudaDeviceGuard guard(device);
   cudaStream_t stream = cuda_current_stream(device);
@@ -131,7 +131,7 @@ void index_select(const SelectArgs& a) {
 }
 
 template <bool kAdd>
-void index_put(const SelectArgs& a) {
+void index_put(const IndexArgs& a) {
   const int device = cuda_device_of(a.self);
   CudaDeviceGuard guard(device);
   cudaStream_t stream = cuda_current_stream(device);
@@ -155,7 +155,7 @@ void index_put(const SelectArgs& a) {
 }
 
 // Flat positions of the trues, in order: cub's stream compaction of 0..size-1.
-void nonzero(const SelectArgs& a) {
+void nonzero(const IndexArgs& a) {
   const int device = cuda_device_of(a.self);
   CudaDeviceGuard guard(device);
   cudaStream_t stream = cuda_current_stream(device);
@@ -172,7 +172,7 @@ void nonzero(const SelectArgs& a) {
 
 }  // namespace
 
-void register_cuda_select_kernels() {
+void register_cuda_index_kernels() {
   register_kernel(Op::IndexSelect, kCUDA, index_select, DtypeSet::all());
   register_kernel(Op::IndexCopy, kCUDA, index_put<false>, DtypeSet::all());
   register_kernel(Op::IndexAdd, kCUDA, index_put<true>, DtypeSet::all());

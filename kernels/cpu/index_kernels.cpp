@@ -1,4 +1,4 @@
-// CPU kernels of the select family (SelectArgs): index_select, index_copy_, index_add_
+// CPU kernels of the index family (IndexArgs): index_select, index_copy_, index_add_
 // and nonzero's flat positions. Copies move raw elements by size; only IndexAdd looks
 // at the dtype. Out-of-range positions are reported through args.error.
 #include <algorithm>
@@ -14,14 +14,14 @@ namespace ember::detail {
 
 namespace {
 
-inline void report(const SelectArgs& a, int64_t pos) {
+inline void report(const IndexArgs& a, int64_t pos) {
   // Any one bad position is reported; racing writers each leave a valid one.
   __atomic_store_n(&a.error[1], pos, __ATOMIC_RELAXED);
   __atomic_store_n(&a.error[0], int64_t(1), __ATOMIC_RELAXED);
 }
 
 // Wraps index j into [0, size), or returns -1 (and reports) when it is out of range.
-inline int64_t wrap_index(const SelectArgs& a, int64_t j) {
+inline int64_t wrap_index(const IndexArgs& a, int64_t j) {
   int64_t p = a.index[j * a.index_stride];
   if (p < (a.allow_negative ? -a.size : 0) || p >= a.size) {
     report(a, p);
@@ -30,7 +30,7 @@ inline int64_t wrap_index(const SelectArgs& a, int64_t j) {
   return p < 0 ? p + a.size : p;
 }
 
-bool check_all(const SelectArgs& a) {
+bool check_all(const IndexArgs& a) {
   for (int64_t j = 0; j < a.nindex; ++j)
     if (wrap_index(a, j) < 0) return false;
   return true;
@@ -59,7 +59,7 @@ void dispatch_size(ScalarType dtype, const Fn& fn) {
 
 // Visits the (outer, j) rows of the selected side in parallel; fn(o, j, p) with p wrapped.
 template <class Fn>
-void for_each_row(const SelectArgs& a, const Fn& fn) {
+void for_each_row(const IndexArgs& a, const Fn& fn) {
   const int64_t rows = a.outer * a.nindex;
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, a.inner));
   parallel_for(rows, grain, [&](int64_t b, int64_t e) {
@@ -72,7 +72,7 @@ void for_each_row(const SelectArgs& a, const Fn& fn) {
   });
 }
 
-void index_select_kernel(const SelectArgs& a) {
+void index_select_kernel(const IndexArgs& a) {
   dispatch_size(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* self = reinterpret_cast<const T*>(a.self);
@@ -106,7 +106,7 @@ void index_select_kernel(const SelectArgs& a) {
   });
 }
 
-void index_copy_kernel(const SelectArgs& a) {
+void index_copy_kernel(const IndexArgs& a) {
   if (!check_all(a)) return;
   dispatch_size(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -124,7 +124,7 @@ void index_copy_kernel(const SelectArgs& a) {
   });
 }
 
-void index_add_kernel(const SelectArgs& a) {
+void index_add_kernel(const IndexArgs& a) {
   if (!check_all(a)) return;
   dispatch_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -155,7 +155,7 @@ void index_add_kernel(const SelectArgs& a) {
 
 // Flat positions of the trues of a contiguous bool block, in order: chunks count, then
 // each writes from its prefix offset.
-void nonzero_kernel(const SelectArgs& a) {
+void nonzero_kernel(const IndexArgs& a) {
   const bool* m = reinterpret_cast<const bool*>(a.self);
   int64_t* out = reinterpret_cast<int64_t*>(a.out);
   const int64_t n = a.size;
@@ -196,7 +196,7 @@ void nonzero_kernel(const SelectArgs& a) {
 
 }  // namespace
 
-void register_cpu_select_kernels() {
+void register_cpu_index_kernels() {
   register_kernel(Op::IndexSelect, kCPU, index_select_kernel, DtypeSet::all());
   register_kernel(Op::IndexCopy, kCPU, index_copy_kernel, DtypeSet::all());
   register_kernel(Op::IndexAdd, kCPU, index_add_kernel, DtypeSet::all());
