@@ -22,6 +22,8 @@ struct Implementation {
   SizedCase add_out = nullptr;
   SizedCase matmul = nullptr;  // square n x n float32
   SizedCase gather = nullptr;  // gather along dim 1 of a float32 [n/1024, 1024], int64 index of the same shape
+  SizedCase index_select = nullptr;  // n float32 read at n random int64 positions
+  SizedCase mask_index = nullptr;    // x.index({x > 0.5}) on n float32 (about half kept)
 };
 
 Implementation ember_implementation();

@@ -46,9 +46,28 @@ void gather(benchmark::State& state, int64_t n) {
   }
 }
 
+void index_select(benchmark::State& state, int64_t n) {
+  ember::manual_seed(4);
+  ember::Tensor x = ember::rand({n}), idx = ember::randint(0, n, {n}, ember::TensorOptions(ember::kInt64));
+  for (auto _ : state) {
+    ember::Tensor y = ember::index_select(x, 0, idx);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+
+void mask_index(benchmark::State& state, int64_t n) {
+  ember::manual_seed(5);
+  ember::Tensor x = ember::rand({n});
+  ember::Tensor mask = x > 0.5;
+  for (auto _ : state) {
+    ember::Tensor y = x.index({mask});
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+
 }  // namespace
 
-Implementation ember_implementation() { return {"ember", add, add_out, matmul, gather}; }
+Implementation ember_implementation() { return {"ember", add, add_out, matmul, gather, index_select, mask_index}; }
 
 void allocator_cached_pair(benchmark::State& state) {
   auto& alloc = ember::detail::allocator_for(ember::Device(ember::kCPU, 0));

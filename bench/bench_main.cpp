@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
     for (int k = 0; k < 3; ++k) {
       if (k == 1 && !have_torch) continue;
       SizedCase fn = impls[k].*which;
-      if (!fn) continue;  // the bound side has no gather
+      if (!fn) continue;  // a side without this case (the bounds cover add and matmul only)
       std::string name = kase + " | " + impls[k].name;
       benchmark::RegisterBenchmark(name.c_str(), [fn, n](benchmark::State& s) { fn(s, n); })
           ->Unit(benchmark::kNanosecond)
@@ -134,6 +134,8 @@ int main(int argc, char** argv) {
                                                    : std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024, 2048};
   for (int64_t n : mm_sizes) add_case("matmul " + std::to_string(n), &Implementation::matmul, n);
   add_case("gather 1M", &Implementation::gather, 1 << 20);
+  add_case("index_select 1M", &Implementation::index_select, 1 << 20);
+  add_case("mask index 1M", &Implementation::mask_index, 1 << 20);
   benchmark::RegisterBenchmark("allocator pair | ember", allocator_cached_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   benchmark::RegisterBenchmark("allocator pair | bound", malloc_free_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   rows.push_back(Row{"allocator pair"});

@@ -45,6 +45,25 @@ void gather(benchmark::State& state, int64_t n) {
   }
 }
 
+void index_select(benchmark::State& state, int64_t n) {
+  torch::manual_seed(4);
+  torch::Tensor x = torch::rand({n}), idx = torch::randint(0, n, {n}, torch::TensorOptions(torch::kLong));
+  for (auto _ : state) {
+    torch::Tensor y = torch::index_select(x, 0, idx);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+
+void mask_index(benchmark::State& state, int64_t n) {
+  torch::manual_seed(5);
+  torch::Tensor x = torch::rand({n});
+  torch::Tensor mask = x > 0.5;
+  for (auto _ : state) {
+    torch::Tensor y = x.index({mask});
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+
 }  // namespace
 
 GpuOp torch_gpu_case(const GpuCase& c) {
@@ -94,7 +113,7 @@ Implementation torch_implementation(bool& available) {
   available = true;
   torch::set_num_threads(bench_threads());
   torch::NoGradGuard no_grad;
-  return {"libtorch", add, add_out, matmul, gather};
+  return {"libtorch", add, add_out, matmul, gather, index_select, mask_index};
 }
 
 }  // namespace ember_bench

@@ -106,6 +106,8 @@ void forward_cpu_kernels() {
         break;
       case OpFamily::Sort:
         register_kernel(op, kPrivateUse1, reinterpret_cast<SortKernel>(cpu.fn), dtypes);
+      case OpFamily::Index:
+        register_kernel(op, kPrivateUse1, reinterpret_cast<IndexKernel>(cpu.fn), dtypes);
         break;
     }
   }

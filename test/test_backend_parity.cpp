@@ -16,6 +16,7 @@
 #include "ember/registry.h"
 
 using namespace ember;
+using ember::indexing::Slice;
 
 namespace {
 
@@ -299,6 +300,29 @@ std::vector<OpEntry> make_table() {
     auto [v1, i1] = sort(x.t(), 0, true);
     return V{v0, i0, v1, i1, std::get<0>(topk(x, 5))};
   });
+  // selection (advanced indexing stands on these)
+  set(Op::IndexSelect, [](const Ctx& c) {
+    Tensor x = c.in(random_of({67, 30}, c.dt)), idx = c.in(randint(0, 30, {45}, TensorOptions(kInt64)));
+    Tensor rows = c.in(randint(-67, 67, {5, 7}, TensorOptions(kInt64)));
+    return V{index_select(x, 1, idx), index_select(x.t(), 0, idx), x.index({rows}), x.index({rows, Slice(2, 9)})};
+  });
+  set(Op::IndexCopy, [](const Ctx& c) {
+    Tensor x = c.in(random_of({67, 30}, c.dt)), v = c.in(random_of({30}, c.dt));
+    x.index_put_({c.in(tensor({3, 0, -1, 40}))}, v);
+    x.index_put_({Slice(), c.in(tensor({29, 1}))}, c.in(random_of({67, 1}, c.dt)));
+    return V{x};
+  });
+  set(Op::IndexAdd, [](const Ctx& c) {
+    Tensor x = c.in(random_of({67, 30}, c.dt)), src = c.in(random_of({67, 40}, c.dt));
+    Tensor idx = c.in(randint(0, 30, {40}, TensorOptions(kInt64)));
+    Tensor y = c.in(random_of({67, 30}, c.dt));
+    y.index_put_({c.in(tensor({3, 3, 7})), c.in(tensor({1, 1, 2}))}, c.in(random_of({3}, c.dt)), true);
+    return V{x.index_add_(1, idx, src), y};
+  });
+  set(Op::Nonzero, [](const Ctx& c) {
+    Tensor x = c.in(random_of({67, 300}, c.dt));
+    return V{nonzero(x), masked_select(x, x.ne(0)), x.index({x.ne(0)})};
+  });
   return t;
 }
 
@@ -386,6 +410,8 @@ TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
   CHECK(op_family(Op::Gather) == OpFamily::Select);
   CHECK(op_family(Op::Scatter) == OpFamily::Select);
   CHECK(op_family(Op::Sort) == OpFamily::Sort);
+  CHECK(op_family(Op::IndexSelect) == OpFamily::Index);
+  CHECK(op_family(Op::Nonzero) == OpFamily::Index);
 }
 
 TEST_CASE("parity: each table entry runs its Op on the CPU, deterministically") {

@@ -13,3 +13,4 @@
 #include "ember/scalar.h"
 #include "ember/scalar_type.h"
 #include "ember/tensor.h"
+#include "ember/warning.h"

@@ -1,12 +1,18 @@
 #pragma once
-/// Index objects for Tensor::index({...}), as torch::indexing.
+/// Index objects for Tensor::index({...}) and index_put_({...}), as torch::indexing:
+/// integers, Slice, None, Ellipsis (or the string "..."), bools and tensors (int64
+/// positions, bool / uint8 masks).
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
+
+#include "ember/export.h"
+#include "ember/tensor.h"
 
 namespace ember::indexing {
 
-struct Slice {
+struct EMBER_API Slice {
   Slice(std::optional<int64_t> start = {}, std::optional<int64_t> stop = {},
         std::optional<int64_t> step = {})
       : start(start), stop(stop), step(step) {}
@@ -17,23 +23,41 @@ constexpr std::nullopt_t None = std::nullopt;
 struct EllipsisIndexType {};
 constexpr EllipsisIndexType Ellipsis;
 
-class TensorIndex {
+class EMBER_API TensorIndex {
  public:
-  enum class Kind { Integer, Slice, None, Ellipsis };
+  enum class Kind { Integer, Slice, None, Ellipsis, Boolean, Tensor };
   TensorIndex(int64_t i) : kind_(Kind::Integer), integer_(i) {}
   TensorIndex(int i) : TensorIndex(int64_t(i)) {}
+  TensorIndex(bool b) : kind_(Kind::Boolean), boolean_(b) {}
   TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}
   TensorIndex(std::nullopt_t) : kind_(Kind::None) {}
   TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}
+  /// Only "..." (the ellipsis) is accepted; anything else is InvalidArgument.
+  TensorIndex(const char* s);
+  TensorIndex(Tensor t);
 
   Kind kind() const { return kind_; }
   int64_t integer() const { return integer_; }
+  bool boolean() const { return boolean_; }
   const Slice& slice() const { return slice_; }
+  const Tensor& tensor() const { return tensor_; }
+  bool is_integer() const { return kind_ == Kind::Integer; }
+  bool is_slice() const { return kind_ == Kind::Slice; }
+  bool is_none() const { return kind_ == Kind::None; }
+  bool is_ellipsis() const { return kind_ == Kind::Ellipsis; }
+  bool is_boolean() const { return kind_ == Kind::Boolean; }
+  bool is_tensor() const { return kind_ == Kind::Tensor; }
 
  private:
   Kind kind_;
   int64_t integer_ = 0;
+  bool boolean_ = false;
   Slice slice_;
+  Tensor tensor_;
 };
+
+/// As libtorch prints them: "1:5:2", "0:9223372036854775807:1", "None", "...", "true".
+EMBER_API std::ostream& operator<<(std::ostream& os, const Slice& s);
+EMBER_API std::ostream& operator<<(std::ostream& os, const TensorIndex& i);
 
 }  // namespace ember::indexing

@@ -153,4 +153,32 @@ struct SortArgs {
   bool descending = false;
 };
 
+/// Selection along one dim by a list of int64 positions. Tensors are viewed as
+/// [outer, size, inner] (self / out) and [outer, nindex, inner] (the selected side), each
+/// with its own element strides; `index` holds nindex positions (stride index_stride).
+///  - IndexSelect: out[o, j, i] = self[o, index[j], i]; out is the selected side.
+///  - IndexCopy / IndexAdd: self[o, index[j], i] = / += src[o, j, i]; src is the selected
+///    side, self is written in place (IndexAdd sums duplicates: the CPU in index order).
+///  - Nonzero: self is a contiguous bool tensor of `size` elements; out receives the
+///    nindex flat int64 positions of its trues in order (the front-end counts them first).
+/// Negative positions wrap by `size` when allow_negative is set (advanced indexing) and are
+/// out of range otherwise (index_select, index_add_, as in libtorch). Bounds: for a position out of
+/// [-size, size) a kernel writes 1 to error[0] and the position to error[1] (device
+/// memory, zeroed by the front-end), which then raises a typed error. IndexCopy and
+/// IndexAdd check every position before writing anything, so a failed call leaves self
+/// unchanged; IndexSelect may have written part of its (fresh) output.
+struct IndexArgs {
+  ScalarType dtype = ScalarType::Float;  // self's, src's and out's dtype
+  char* self = nullptr;
+  const char* src = nullptr;
+  char* out = nullptr;
+  const int64_t* index = nullptr;
+  int64_t* error = nullptr;
+  int64_t outer = 1, size = 1, inner = 1, nindex = 0;
+  int64_t index_stride = 1;
+  bool allow_negative = true;
+  int64_t self_strides[3] = {};  // outer, dim, inner
+  int64_t other_strides[3] = {};  // of src or out
+};
+
 }  // namespace ember

@@ -154,6 +154,16 @@ EMBER_API Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased = true, bo
 EMBER_API Tensor std(const Tensor& x, bool unbiased = true);
 EMBER_API Tensor std(const Tensor& x, int dim, bool unbiased = true, bool keepdim = false);
 EMBER_API Tensor std(const Tensor& x, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+/// (var, mean) and (std, mean), as libtorch's var_mean / std_mean.
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased = true);
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, bool unbiased = true,
+                                              bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased = true);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, bool unbiased = true,
+                                              bool keepdim = false);
+EMBER_API Tensor clone(const Tensor& x);
+EMBER_API Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides,
+                            std::optional<int64_t> storage_offset = {});
 EMBER_API Tensor norm(const Tensor& x, const Scalar& p = 2);
 EMBER_API Tensor norm(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdim = false);
 EMBER_API Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
@@ -163,6 +173,19 @@ EMBER_API Tensor any(const Tensor& x);
 EMBER_API Tensor any(const Tensor& x, int64_t dim, bool keepdim = false);
 EMBER_API Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
 EMBER_API Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+// ---- selection along a dim (libtorch's names; negative positions are out of range)
+EMBER_API Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+EMBER_API Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                           const Scalar& alpha = 1);
+EMBER_API Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                             bool accumulate = false);
+EMBER_API Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                           bool accumulate = false);
+/// The coordinates of the nonzero elements, one row each: int64 [count, self.dim()].
+EMBER_API Tensor nonzero(const Tensor& self);
+/// The elements where mask (bool or uint8, broadcast with self) is set, as a 1-D tensor.
+EMBER_API Tensor masked_select(const Tensor& self, const Tensor& mask);
+
 EMBER_API Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
 
 // ---- linear algebra (torch.matmul's rules)

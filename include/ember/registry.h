@@ -10,6 +10,7 @@
 ///   matmul       void(const MatmulArgs&)       every matmul-family op
 ///   select       void(const SelectArgs&)       gather, scatter (and scatter_add)
 ///   sort         void(const SortArgs&)         sort (argsort, topk)
+///   index        void(const IndexArgs&)        index_select, index_copy_, index_add_, nonzero
 /// A kernel switches on the dtype itself; the registry records which dtypes it takes.
 /// Register before the first op runs on that device type (registration takes no lock).
 
@@ -46,7 +47,9 @@ class StreamEvents;
   /* linear algebra */                                                                      \
   _(MatMul)                                                                                 \
   /* selection: gather / scatter along a dim, sort along a dim */                          \
-  _(Gather) _(Scatter) _(Sort)
+  _(Gather) _(Scatter) _(Sort)                                                              \
+  /* selection along one dim by an index list (advanced indexing stands on these) */      \
+  _(IndexSelect) _(IndexCopy) _(IndexAdd) _(Nonzero)
 
 enum class Op : uint8_t {
 #define EMBER_OP_ENUM(name) name,
@@ -56,14 +59,15 @@ enum class Op : uint8_t {
 };
 inline constexpr int kNumOps = static_cast<int>(Op::kNumOps);
 
-enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select, Sort };
+enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select, Sort, Index };
 constexpr OpFamily op_family(Op op) {
   if (op == Op::Gather || op == Op::Scatter) return OpFamily::Select;
   if (op == Op::Sort) return OpFamily::Sort;
   return op < Op::Sum ? OpFamily::Elementwise
          : op < Op::Softmax ? OpFamily::Reduce
          : op < Op::MatMul  ? OpFamily::Dim
-                            : OpFamily::Matmul;
+         : op < Op::IndexSelect ? OpFamily::Matmul
+                            : OpFamily::Index;
 }
 /// The op's name as TensorFlow's placement log spells it: "Add", "MatMul", "Exp".
 EMBER_API const char* op_name(Op op);
@@ -74,6 +78,7 @@ using DimKernel = void (*)(const DimArgs&);
 using MatmulKernel = void (*)(const MatmulArgs&);
 using SelectKernel = void (*)(const SelectArgs&);
 using SortKernel = void (*)(const SortArgs&);
+using IndexKernel = void (*)(const IndexArgs&);
 
 /// A set of dtypes, one bit per ScalarType.
 class DtypeSet {
@@ -100,6 +105,7 @@ EMBER_API void register_kernel(Op op, DeviceType type, DimKernel fn, DtypeSet dt
 EMBER_API void register_kernel(Op op, DeviceType type, MatmulKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, SelectKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, SortKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, IndexKernel fn, DtypeSet dtypes);
 /// Whether `op` runs on `type` for tensors of `dtype`.
 EMBER_API bool has_kernel(Op op, DeviceType type, ScalarType dtype);
 

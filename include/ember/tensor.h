@@ -11,7 +11,6 @@
 
 #include "ember/device.h"
 #include "ember/export.h"
-#include "ember/indexing.h"
 #include "ember/int_array_ref.h"
 #include "ember/scalar.h"
 #include "ember/scalar_type.h"
@@ -22,6 +21,9 @@ namespace ember {
 
 namespace cuda {
 class Stream;
+}
+namespace indexing {
+class TensorIndex;
 }
 
 class EMBER_API Tensor {
@@ -84,6 +86,15 @@ class EMBER_API Tensor {
   Tensor cuda(int index = -1) const;
   Tensor contiguous() const;
   Tensor clone() const;
+  /// This tensor with other's dtype and device.
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  Layout layout() const { return kStrided; }
+  /// A view with the given sizes, strides and offset (default: this tensor's) over the
+  /// same storage; InvalidArgument when it would reach outside the storage.
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = {}) const;
+  /// Gives this tensor new sizes with contiguous strides, in place; the storage grows
+  /// (its old bytes kept) when it is too small.
+  Tensor& resize_(IntArrayRef sizes);
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
   /// The tensor's memory is also in use on `stream` (libtorch's record_stream).
   void record_stream(const cuda::Stream& stream) const;
@@ -108,6 +119,25 @@ class EMBER_API Tensor {
   Tensor select(int64_t dim, int64_t index) const;
   Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
   Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  /// Writes value into the indexed elements (a copy, or a sum with accumulate: duplicate
+  /// positions then add up). value broadcasts to the indexing result; same dtype as self.
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value,
+                     bool accumulate = false);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value,
+                     bool accumulate = false);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value);
+  /// libtorch's list-of-optional-tensors form: an empty optional is a full slice.
+  Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                     bool accumulate = false);
+  /// Out of place: a copy of this tensor with index_put_ applied.
+  Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                   bool accumulate = false) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  Tensor nonzero() const;
+  Tensor masked_select(const Tensor& mask) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
@@ -337,3 +367,6 @@ EMBER_API Tensor& operator/=(Tensor& a, const Tensor& b);
 EMBER_API Tensor& operator/=(Tensor& a, const Scalar& b);
 
 }  // namespace ember
+
+// Tensor::index takes these; included here so that `x.index({0, Slice()})` just works.
+#include "ember/indexing.h"  // NOLINT(build/include_order)

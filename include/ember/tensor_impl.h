@@ -37,7 +37,31 @@ struct EMBER_API StorageImpl {
   DataDeleter deleter_;
   void* context_;  // allocator block, or a user deleter for from_blob
 };
-using Storage = IntrusivePtr<StorageImpl>;
+/// A storage's data pointer as libtorch's at::DataPtr: get() and the device.
+class DataPtr {
+ public:
+  DataPtr(void* p, Device device) : p_(p), device_(device) {}
+  void* get() const { return p_; }
+  Device device() const { return device_; }
+  explicit operator bool() const { return p_ != nullptr; }
+
+ private:
+  void* p_;
+  Device device_;
+};
+
+/// The shared handle to a StorageImpl, with libtorch's c10::Storage accessors.
+class Storage : public IntrusivePtr<StorageImpl> {
+ public:
+  Storage() = default;
+  Storage(IntrusivePtr<StorageImpl> p) : IntrusivePtr<StorageImpl>(std::move(p)) {}
+  static Storage adopt(StorageImpl* p) { return Storage(IntrusivePtr<StorageImpl>::adopt(p)); }
+
+  DataPtr data_ptr() const { return DataPtr(data(), device()); }
+  void* data() const { return get() ? get()->data_ : nullptr; }
+  size_t nbytes() const { return get() ? get()->nbytes_ : 0; }
+  Device device() const { return get() ? get()->device_ : Device(kCPU, 0); }
+};
 
 /// Sizes, strides, offset and dtype over a Storage.
 struct EMBER_API TensorImpl {

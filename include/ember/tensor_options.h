@@ -2,11 +2,29 @@
 /// TensorOptions: dtype and device for creation ops, as torch::TensorOptions.
 
 #include <optional>
+#include <string>
 
 #include "ember/device.h"
+#include "ember/error.h"
 #include "ember/scalar_type.h"
 
 namespace ember {
+
+/// libtorch's memory layouts. ember tensors are strided; the others are named so that
+/// code spelling them compiles, and asking for one is a NotImplemented error.
+enum class Layout : int8_t { Strided, Sparse, SparseCsr, SparseCsc, SparseBsr, SparseBsc, Mkldnn };
+constexpr Layout kStrided = Layout::Strided;
+constexpr Layout kSparse = Layout::Sparse;
+constexpr Layout kSparseCsr = Layout::SparseCsr;
+constexpr Layout kSparseCsc = Layout::SparseCsc;
+constexpr Layout kSparseBsr = Layout::SparseBsr;
+constexpr Layout kSparseBsc = Layout::SparseBsc;
+constexpr Layout kMkldnn = Layout::Mkldnn;
+
+inline const char* layout_name(Layout l) {
+  constexpr const char* names[] = {"Strided", "Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc", "Mkldnn"};
+  return names[static_cast<int>(l)];
+}
 
 class TensorOptions {
  public:
@@ -32,6 +50,15 @@ class TensorOptions {
     return o;
   }
 
+  /// Only kStrided is supported; any other layout throws NotImplemented.
+  TensorOptions layout(Layout l) const {
+    if (l != kStrided)
+      throw NotImplemented(std::string("TensorOptions::layout: ember supports only the strided layout (kStrided), got ") +
+                           layout_name(l));
+    return *this;
+  }
+  Layout layout() const { return kStrided; }
+
   bool has_dtype() const { return dtype_.has_value(); }
   bool has_device() const { return device_.has_value(); }
   /// The dtype given, else the default dtype (get_default_dtype()).
@@ -49,5 +76,6 @@ class TensorOptions {
 
 inline TensorOptions dtype(ScalarType t) { return TensorOptions(t); }
 inline TensorOptions device(Device d) { return TensorOptions(d); }
+inline TensorOptions layout(Layout l) { return TensorOptions().layout(l); }
 
 }  // namespace ember

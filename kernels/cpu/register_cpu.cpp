@@ -12,6 +12,7 @@ void register_cpu_kernels() {
   register_cpu_reduce_kernels();
   register_cpu_matmul_kernels();
   register_cpu_select_kernels();
+  register_cpu_index_kernels();
 }
 
 }  // namespace ember::detail

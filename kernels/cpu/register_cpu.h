@@ -12,5 +12,6 @@ void register_cpu_fill_kernels();
 void register_cpu_reduce_kernels();
 void register_cpu_matmul_kernels();
 void register_cpu_select_kernels();
+void register_cpu_index_kernels();
 
 }  // namespace ember::detail

@@ -234,6 +234,7 @@ void register_cuda_kernels() {
   register_cuda_reduce_kernels();
   register_cuda_dim_kernels();
   register_cuda_select_kernels();
+  register_cuda_index_kernels();
 }
 
 }  // namespace ember::detail

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ember/error.h"
+#include "ember/warning.h"
 
 namespace ember::detail {
 
@@ -26,3 +27,6 @@ template <class E, class... Args>
 #define EMBER_CHECK_ARG(cond, ...) EMBER_CHECK(cond, InvalidArgument, __VA_ARGS__)
 
 #define EMBER_THROW(ErrorType, ...) ::ember::detail::throw_error<::ember::ErrorType>(__VA_ARGS__)
+
+/// Reports a warning (formatted as EMBER_CHECK's message) to the thread's WarningHandler.
+#define EMBER_WARN(...) ::ember::detail::warn(fmt::format(__VA_ARGS__))

@@ -70,6 +70,7 @@ const char* family_kernel_name(OpFamily f) {
     case OpFamily::Matmul: return "MatmulKernel";
     case OpFamily::Select: return "SelectKernel";
     case OpFamily::Sort: return "SortKernel";
+    case OpFamily::Index: return "IndexKernel";
   }
   return "?";
 }
@@ -104,6 +105,8 @@ void register_kernel(Op op, DeviceType type, SelectKernel fn, DtypeSet dtypes) {
 }
 void register_kernel(Op op, DeviceType type, SortKernel fn, DtypeSet dtypes) {
   put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Sort);
+void register_kernel(Op op, DeviceType type, IndexKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Index);
 }
 
 bool has_kernel(Op op, DeviceType type, ScalarType dtype) {

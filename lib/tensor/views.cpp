@@ -280,38 +280,6 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   return make_view(*this, sz, st, storage_offset() + index * stride(d));
 }
 
-Tensor Tensor::index(std::initializer_list<indexing::TensorIndex> indices) const {
-  return index(std::vector<indexing::TensorIndex>(indices));
-}
-
-Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
-  using indexing::TensorIndex;
-  check_defined(*this, "index");
-  int64_t consumed = 0, ellipses = 0;
-  for (const TensorIndex& i : indices) {
-    if (i.kind() == TensorIndex::Kind::Integer || i.kind() == TensorIndex::Kind::Slice) ++consumed;
-    if (i.kind() == TensorIndex::Kind::Ellipsis) ++ellipses;
-  }
-  EMBER_CHECK_ARG(ellipses <= 1, "index: an index can only have a single ellipsis ('...')");
-  EMBER_CHECK_ARG(consumed <= dim(), "index: too many indices for tensor of dimension {} (got {})", dim(), consumed);
-  Tensor r = *this;
-  int64_t d = 0;  // current dim of r
-  for (const TensorIndex& i : indices) {
-    switch (i.kind()) {
-      case TensorIndex::Kind::Integer: r = r.select(d, i.integer()); break;
-      case TensorIndex::Kind::Slice: {
-        const auto& s = i.slice();
-        r = r.slice(d, s.start, s.stop, s.step.value_or(1));
-        ++d;
-        break;
-      }
-      case TensorIndex::Kind::None: r = r.unsqueeze(d); ++d; break;
-      case TensorIndex::Kind::Ellipsis: d += dim() - consumed; break;
-    }
-  }
-  return r;
-}
-
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   check_defined(*this, "split");
   EMBER_CHECK_ARG(dim() > 0, "split: expects at least a 1-dimensional tensor");

@@ -1,0 +1,25 @@
+// The per-thread warning handler (ember/warning.h), as c10's.
+#include "ember/warning.h"
+
+#include <cstdio>
+
+namespace ember {
+
+void WarningHandler::process(const Warning& warning) { std::fprintf(stderr, "Warning: %s\n", warning.msg().c_str()); }
+
+namespace {
+WarningHandler* base_handler() {
+  static WarningHandler handler;
+  return &handler;
+}
+thread_local WarningHandler* t_handler = nullptr;
+}  // namespace
+
+namespace WarningUtils {
+void set_warning_handler(WarningHandler* handler) { t_handler = handler; }
+WarningHandler* get_warning_handler() { return t_handler ? t_handler : base_handler(); }
+}  // namespace WarningUtils
+
+void detail::warn(const std::string& msg) { get_warning_handler()->process(Warning(msg)); }
+
+}  // namespace ember
