@@ -106,6 +106,7 @@ void forward_cpu_kernels() {
         break;
       case OpFamily::Sort:
         register_kernel(op, kPrivateUse1, reinterpret_cast<SortKernel>(cpu.fn), dtypes);
+        break;
       case OpFamily::Index:
         register_kernel(op, kPrivateUse1, reinterpret_cast<IndexKernel>(cpu.fn), dtypes);
         break;
