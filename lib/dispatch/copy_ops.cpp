@@ -2,6 +2,7 @@
 // Across devices a contiguous buffer is copied by the backend of the non-CPU side.
 #include <cstring>
 
+#include "autograd/grad_ops.h"
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
 #include "ember/ops.h"
@@ -49,6 +50,7 @@ Tensor move_to_device(const Tensor& t, DeviceEntry& dst, bool non_blocking) {
 
 Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy) const {
   EMBER_CHECK_ARG(defined(), "to: undefined tensor");
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::to(*this, device, dtype, non_blocking, copy);
   detail::DeviceEntry& dst = detail::existing_device(device, "to");
   if (dst.device == this->device() && dtype == this->dtype() && !copy) return *this;
   Tensor t = *this;
@@ -87,6 +89,7 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::clone() const {
   EMBER_CHECK_ARG(defined(), "clone: undefined tensor");
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::clone(*this);
   Tensor out = detail::empty_on(sizes(), dtype(), device());
   detail::copy_same_device(out, *this);
   return out;
@@ -94,6 +97,10 @@ Tensor Tensor::clone() const {
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   EMBER_CHECK_ARG(defined() && src.defined(), "copy_: undefined tensor");
+  if (__builtin_expect((autograd::detail::has_meta(*this) || autograd::detail::has_meta(src)) && GradMode::is_enabled(), 0)) {
+    autograd::detail::copy_(*this, src, non_blocking);
+    return *this;
+  }
   Tensor s = src;
   if (s.device() != device()) {
     detail::DeviceEntry* dst = detail::find_device(device());
@@ -101,6 +108,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     s = detail::move_to_device(s, *dst, non_blocking);
   }
   detail::copy_same_device(*this, s);
+  storage()->version_.fetch_add(1, std::memory_order_relaxed);
   return *this;
 }
 

@@ -2,6 +2,7 @@
 // (reshape and flatten copy only when no view can express the result, as in torch).
 #include <algorithm>
 
+#include "autograd/grad_ops.h"
 #include "core/check.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
@@ -85,6 +86,7 @@ void Tensor::throw_dim_out_of_range(int64_t d, const char* what) const {
 }
 
 Tensor Tensor::view(IntArrayRef shape) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::view(*this, shape, false);
   check_defined(*this, "view");
   SizesVector ns = infer_size(shape, numel(), "view");
   SizesVector st;
@@ -96,6 +98,7 @@ Tensor Tensor::view(IntArrayRef shape) const {
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::view(*this, shape, true);
   check_defined(*this, "reshape");
   SizesVector ns = infer_size(shape, numel(), "reshape");
   SizesVector st;
@@ -128,6 +131,7 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::transpose(*this, d0, d1);
   check_defined(*this, "transpose");
   if (dim() == 0) {  // only dims 0 and -1 name the (absent) dim of a 0-d tensor
     wrap_dim(d0, 0, "transpose");
@@ -149,6 +153,7 @@ Tensor Tensor::t() const {
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::permute(*this, dims);
   check_defined(*this, "permute");
   EMBER_CHECK_ARG(int64_t(dims.size()) == dim(),
                   "permute: number of dims don't match in permute (got {} dims for a {}-D tensor)", dims.size(), dim());
@@ -165,6 +170,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
 }
 
 Tensor Tensor::squeeze() const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::squeeze(*this, std::nullopt);
   check_defined(*this, "squeeze");
   SizesVector sz, st;
   for (int64_t d = 0; d < dim(); ++d)
@@ -173,6 +179,7 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::squeeze(*this, d);
   check_defined(*this, "squeeze");
   d = wrap_dim(d, dim(), "squeeze");
   if (dim() == 0) return make_view(*this, sizes(), strides(), storage_offset());
@@ -184,6 +191,7 @@ Tensor Tensor::squeeze(int64_t d) const {
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::unsqueeze(*this, d);
   check_defined(*this, "unsqueeze");
   d = wrap_dim(d, dim() + 1, "unsqueeze");
   SizesVector sz(sizes()), st(strides());
@@ -194,6 +202,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
 }
 
 Tensor Tensor::expand(IntArrayRef shape) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::expand(*this, shape);
   check_defined(*this, "expand");
   EMBER_CHECK_ARG(int64_t(shape.size()) >= dim(),
                   "expand: the number of sizes provided ({}) must be greater or equal to the number of "
@@ -230,6 +239,7 @@ Tensor Tensor::expand_as(const Tensor& o) const {
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::slice(*this, d, start, end, step);
   check_defined(*this, "slice");
   EMBER_CHECK_ARG(dim() > 0, "slice: cannot be applied to a 0-dim tensor");
   d = wrap_dim(d, dim(), "slice");
@@ -259,6 +269,7 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::select(*this, d, index);
   check_defined(*this, "select");
   EMBER_CHECK_ARG(dim() > 0, "select: cannot be applied to a 0-dim tensor");
   d = wrap_dim(d, dim(), "select");

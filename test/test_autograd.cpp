@@ -1,0 +1,334 @@
+// Autograd: graph recording, the engine, modes, errors, hooks, devices and threads.
+#include <catch2/catch.hpp>
+
+#include <ember/ember.h>
+
+#include <cmath>
+#include <thread>
+
+#include "fake_accelerator.h"
+#include "test_util.h"
+
+using namespace ember;
+using Catch::Matchers::Contains;
+using ember::testing::ensure_fake_accelerator;
+using Catch::Matchers::Equals;
+using ember_test::dvalues;
+
+namespace {
+TensorOptions grad_opts(ScalarType t = kFloat) { return TensorOptions(t).requires_grad(true); }
+Tensor leaf(std::vector<double> v) { return tensor(v, kFloat).requires_grad_(); }
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST_CASE("autograd: a tensor that never touches autograd carries no metadata") {
+  Tensor a = ones({3});
+  Tensor b = a + a;
+  CHECK(a.unsafe_impl()->autograd_meta_ == nullptr);
+  CHECK(b.unsafe_impl()->autograd_meta_ == nullptr);
+  CHECK_FALSE(b.requires_grad());
+  CHECK(b.is_leaf());
+  CHECK_FALSE(b.grad().defined());
+  CHECK(b.grad_fn() == nullptr);
+}
+
+TEST_CASE("autograd: requires_grad, is_leaf, grad_fn names and creation options") {
+  Tensor a = ones({3}, grad_opts());
+  CHECK(a.requires_grad());
+  CHECK(a.is_leaf());
+  Tensor y = a * 2;
+  CHECK(y.requires_grad());
+  CHECK_FALSE(y.is_leaf());
+  CHECK(y.grad_fn()->name() == "MulBackward1");
+  CHECK((a * a).grad_fn()->name() == "MulBackward0");
+  CHECK((a + 2).grad_fn()->name() == "AddBackward1");
+  CHECK(a.sum().grad_fn()->name() == "SumBackward0");
+  CHECK(a.sum(0).grad_fn()->name() == "SumBackward1");
+  CHECK(a.exp().grad_fn()->name() == "ExpBackward0");
+  CHECK(a.view({3, 1}).mm(a.view({1, 3})).grad_fn()->name() == "MmBackward0");
+  CHECK(addmm(zeros({3, 3}), a.view({3, 1}), a.view({1, 3})).grad_fn()->name() == "AddmmBackward0");
+  CHECK(linear(a.view({1, 3}), a.view({1, 3}), a.narrow(0, 0, 1)).grad_fn()->name() == "AddmmBackward0");
+  CHECK(a.dot(a).grad_fn()->name() == "DotBackward0");
+  CHECK(a.max().grad_fn()->name() == "MaxBackward1");
+  CHECK(std::get<0>(a.max(0)).grad_fn()->name() == "MaxBackward0");
+  CHECK(a.pow(2).grad_fn()->name() == "PowBackward0");
+  CHECK(a.pow(a).grad_fn()->name() == "PowBackward1");
+  CHECK(a.clamp(0, 1).grad_fn()->name() == "ClampBackward1");
+  CHECK(a.to(kDouble).grad_fn()->name() == "ToCopyBackward0");
+  CHECK(a.view({3, 1}).transpose(0, 1).grad_fn()->name() == "TransposeBackward0");
+  CHECK(a.narrow(0, 0, 1).grad_fn()->name() == "SliceBackward0");
+  CHECK(a.select(0, 0).grad_fn()->name() == "SelectBackward0");
+  CHECK(stack({a, a}).grad_fn()->name() == "StackBackward0");
+  CHECK(cat({a, a}).grad_fn()->name() == "CatBackward0");
+  CHECK(softmax(a, 0).grad_fn()->name() == "SoftmaxBackward0");
+  CHECK(a.var().grad_fn()->name() == "VarBackward0");
+  CHECK(a.clone().grad_fn()->name() == "CloneBackward0");
+  CHECK(a.view({1, 3}).expand({2, 3}).grad_fn()->name() == "ExpandBackward0");
+  // integer and bool results never require grad
+  CHECK_FALSE((a > 0).requires_grad());
+  CHECK_FALSE(a.argmax().requires_grad());
+  CHECK_FALSE(std::get<1>(a.max(0)).requires_grad());
+  CHECK_FALSE(a.to(kInt64).requires_grad());
+  CHECK_THAT(message_of([] { ones({2}, kInt64).requires_grad_(); }),
+             Equals("Only Tensors of floating point and complex dtype can require gradients"));
+}
+
+TEST_CASE("autograd: backward accumulates into leaves across calls") {
+  Tensor x = leaf({1, 2, 3});
+  Tensor y = (x * x).sum();
+  y.backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{2, 4, 6});
+  (x * 3).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{5, 7, 9});
+  x.mutable_grad().zero_();
+  (x * x * x).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{3, 12, 27});
+}
+
+TEST_CASE("autograd: a diamond graph runs each node once, after all its inputs") {
+  Tensor x = leaf({2});
+  Tensor a = x * 3;        // 6
+  Tensor b = a.exp();      // e^6
+  Tensor c = a * a;        // 36
+  Tensor y = (b + c).sum();
+  y.backward();
+  // dy/dx = 3 (e^(3x) + 2 * 3x) at x = 2
+  CHECK(std::abs(dvalues(x.grad())[0] - 3 * (std::exp(6.0) + 12)) < 1e-2);
+}
+
+TEST_CASE("autograd: broadcasting and type promotion give each input its own shape and dtype") {
+  Tensor a = ones({2, 3}, grad_opts());
+  Tensor b = ones({3}, grad_opts(kDouble));
+  Tensor y = a * b + b;  // float64 [2, 3]
+  CHECK(y.dtype() == kDouble);
+  y.sum().backward();
+  CHECK(a.grad().dtype() == kFloat);
+  CHECK(a.grad().sizes() == std::vector<int64_t>{2, 3});
+  CHECK(b.grad().dtype() == kDouble);
+  CHECK(b.grad().sizes() == std::vector<int64_t>{3});
+  CHECK(dvalues(b.grad()) == std::vector<double>{4, 4, 4});
+}
+
+TEST_CASE("autograd: backward with a gradient, retain_graph, and the errors libtorch raises") {
+  Tensor x = leaf({1, 2});
+  Tensor y = x * x;
+  CHECK_THAT(message_of([&] { y.backward(); }), Equals("grad can be implicitly created only for scalar outputs"));
+  y.backward(tensor({1.0, 0.5}, kFloat), true);
+  CHECK(dvalues(x.grad()) == std::vector<double>{2, 2});
+  y.backward(tensor({1.0, 1.0}, kFloat));
+  CHECK(dvalues(x.grad()) == std::vector<double>{4, 6});
+  CHECK_THAT(message_of([&] { y.backward(tensor({1.0, 1.0}, kFloat)); }),
+             Contains("Trying to backward through the graph a second time"));
+  CHECK_THAT(message_of([] { ones({2}).sum().backward(); }),
+             Equals("element 0 of tensors does not require grad and does not have a grad_fn"));
+}
+
+TEST_CASE("autograd: in-place ops bump versions, rewrite history and are refused on leaves") {
+  Tensor x = leaf({1, 2, 3});
+  CHECK_THAT(message_of([&] { x.add_(1); }),
+             Equals("a leaf Variable that requires grad is being used in an in-place operation."));
+  CHECK_THAT(message_of([&] { x.view({3}).mul_(2); }),
+             Equals("a view of a leaf Variable that requires grad is being used in an in-place operation."));
+  Tensor y = x * 2;
+  const uint32_t v0 = y._version();
+  y.mul_(3);
+  CHECK(y._version() == v0 + 1);
+  CHECK(y.grad_fn()->name() == "MulBackward1");
+  y.sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{6, 6, 6});
+  // An in-place op into a tensor that did not require grad makes it part of the graph.
+  Tensor z = zeros({3});
+  z.add_(x);
+  CHECK(z.requires_grad());
+  CHECK(z.grad_fn()->name() == "AddBackward0");
+  // NoGradGuard lets an optimiser update a leaf.
+  {
+    NoGradGuard no_grad;
+    x.sub_(x.grad() * 0.5);
+  }
+  CHECK(dvalues(x) == std::vector<double>{-2, -1, 0});
+}
+
+TEST_CASE("autograd: a saved tensor modified in place is detected by its version") {
+  Tensor a = leaf({1, 2, 3});
+  Tensor e = a.exp();
+  Tensor s = (e * e).sum();  // MulBackward0 saves e
+  e.add_(1);
+  CHECK_THAT(message_of([&] { s.backward(); }),
+             Equals("one of the variables needed for gradient computation has been modified by an inplace operation: "
+                    "[CPUFloatType [3]], which is output 0 of ExpBackward0, is at version 1; expected version 0 "
+                    "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
+                    "gradient, with torch.autograd.set_detect_anomaly(True)."));
+  // Views share the counter: a write through a view counts too.
+  Tensor b = leaf({1, 2});
+  Tensor t = b.tanh();
+  Tensor u = t.sum();
+  {
+    NoGradGuard no_grad;
+    t.view({2}).mul_(2);
+  }
+  CHECK_THAT(message_of([&] { u.backward(); }), Contains("modified by an inplace operation"));
+}
+
+TEST_CASE("autograd: out= variants refuse arguments that require grad") {
+  Tensor a = leaf({1, 2});
+  Tensor out = empty({2});
+  CHECK_THAT(message_of([&] { add_out(out, a, a); }),
+             Equals("add(): functions with out=... arguments don't support automatic differentiation, but one of "
+                    "the arguments requires grad."));
+}
+
+TEST_CASE("autograd: grad() returns gradients without touching .grad()") {
+  Tensor x = leaf({1, 2});
+  Tensor w = leaf({3, 4});
+  Tensor y = (x * w).sum();
+  auto g = autograd::grad({y}, {x, w}, {}, true);
+  CHECK(dvalues(g[0]) == std::vector<double>{3, 4});
+  CHECK(dvalues(g[1]) == std::vector<double>{1, 2});
+  CHECK_FALSE(x.grad().defined());
+  Tensor unused = leaf({1});
+  CHECK_THAT(message_of([&] { autograd::grad({y}, {unused}, {}, true); }),
+             Equals("One of the differentiated Tensors appears to not have been used in the graph. Set "
+                    "allow_unused=True if this is the desired behavior."));
+  auto g2 = autograd::grad({y}, {unused}, {}, true, false, true);
+  CHECK_FALSE(g2[0].defined());
+  CHECK_THAT(message_of([&] { autograd::grad({y}, {ones({2})}, {}, true); }),
+             Equals("One of the differentiated Tensors does not require grad"));
+  // gradient with respect to an intermediate
+  Tensor h = x * 2;
+  Tensor z = (h * h).sum();
+  CHECK(dvalues(autograd::grad({z}, {h})[0]) == std::vector<double>{4, 8});
+}
+
+TEST_CASE("autograd: create_graph gives second derivatives") {
+  Tensor x = leaf({0.5, -1.0});
+  Tensor y = x.pow(3).sum();
+  Tensor g = autograd::grad({y}, {x}, {}, std::nullopt, true)[0];  // 3x^2
+  CHECK(g.requires_grad());
+  Tensor gg = autograd::grad({g.sum()}, {x})[0];  // 6x
+  CHECK(dvalues(gg) == std::vector<double>{3, -6});
+  Tensor t = leaf({0.3});
+  Tensor d1 = autograd::grad({t.tanh().sum()}, {t}, {}, std::nullopt, true)[0];
+  Tensor d2 = autograd::grad({d1.sum()}, {t})[0];
+  const double th = std::tanh(0.3);
+  CHECK(std::abs(dvalues(d2)[0] - (-2 * th * (1 - th * th))) < 1e-6);
+}
+
+TEST_CASE("autograd: GradMode, NoGradGuard and AutoGradMode are per thread") {
+  Tensor x = leaf({1});
+  {
+    NoGradGuard no_grad;
+    CHECK_FALSE(GradMode::is_enabled());
+    CHECK_FALSE((x * 2).requires_grad());
+    {
+      AutoGradMode on(true);
+      CHECK((x * 2).requires_grad());
+    }
+    bool other_thread = false;
+    std::thread([&] { other_thread = GradMode::is_enabled(); }).join();
+    CHECK(other_thread);
+  }
+  CHECK(GradMode::is_enabled());
+}
+
+TEST_CASE("autograd: detach, detach_, retain_grad and hooks") {
+  Tensor x = leaf({1, 2});
+  Tensor y = x * 3;
+  Tensor d = y.detach();
+  CHECK_FALSE(d.requires_grad());
+  CHECK(d.data_ptr() == y.data_ptr());
+  y.retain_grad();
+  Tensor z = (y * y).sum();
+  unsigned h = x.register_hook([](const Tensor& g) { return g * 10; });
+  z.backward(Tensor(), true);
+  CHECK(dvalues(y.grad()) == std::vector<double>{6, 12});
+  CHECK(dvalues(x.grad()) == std::vector<double>{180, 360});
+  x.remove_hook(h);
+  x.mutable_grad() = Tensor();
+  z.backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{18, 36});
+  Tensor w = x * 1;
+  w.detach_();
+  CHECK(w.is_leaf());
+  CHECK_FALSE(w.requires_grad());
+  // a hook on an intermediate replaces the gradient flowing past it
+  Tensor a = leaf({1});
+  Tensor b = a * 2;
+  b.register_hook([](const Tensor& g) { return g * 0; });
+  (b * 5).sum().backward();
+  CHECK(dvalues(a.grad()) == std::vector<double>{0});
+}
+
+TEST_CASE("autograd: the graph and its saved tensors are freed after backward") {
+  Tensor x = rand({256}, grad_opts());
+  const auto before = memory::stats(Device(kCPU, 0)).allocated_bytes;
+  {
+    Tensor y = (x.exp() * x.sin()).sum();
+    y.backward();
+  }
+  x.mutable_grad() = Tensor();
+  CHECK(memory::stats(Device(kCPU, 0)).allocated_bytes == before);
+}
+
+TEST_CASE("autograd: independent graphs run backward from several threads at once") {
+  Tensor w = leaf({1, 2, 3});
+  std::vector<std::thread> threads;
+  std::vector<double> results(4);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        Tensor x = full({3}, double(t + 1), grad_opts());
+        Tensor y = (x * w).sum();
+        auto g = autograd::grad({y}, {x});
+        results[size_t(t)] = dvalues(g[0])[2];
+        (w * double(t)).sum().backward();
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(results == std::vector<double>{3, 3, 3, 3});
+  // sum over threads of 50 * t, t = 0..3, accumulated into the shared leaf under its lock
+  CHECK(dvalues(w.grad()) == std::vector<double>{300, 300, 300});
+}
+
+TEST_CASE("autograd: gradients cross devices: a tower on the test accelerator, its gradient on cpu") {
+  ensure_fake_accelerator();
+  Tensor w = tensor({1.0, 2.0, 3.0}, kFloat).requires_grad_();
+  Tensor loss;
+  {
+    DeviceScope scope("npu:0");
+    Tensor h = (w * w).tanh();  // placement copies w to npu:0
+    CHECK(h.device() == Device("npu:0"));
+    loss = h.sum();
+  }
+  Tensor moved = w.to(Device("npu:1"));
+  CHECK(moved.grad_fn()->name() == "ToCopyBackward0");
+  (loss + moved.sum().to(Device("npu:0"))).backward();
+  REQUIRE(w.grad().defined());
+  CHECK(w.grad().device() == Device(kCPU, 0));
+  std::vector<double> g = dvalues(w.grad());
+  for (int i = 0; i < 3; ++i) {
+    const double v = i + 1, t = std::tanh(v * v);
+    CHECK(std::abs(g[size_t(i)] - ((1 - t * t) * 2 * v + 1)) < 1e-5);
+  }
+}
+
+TEST_CASE("autograd: gradcheck accepts a right gradient and reports a wrong one") {
+  Tensor x = rand({3}, grad_opts(kDouble));
+  CHECK(autograd::gradcheck([](const autograd::variable_list& v) -> autograd::variable_list { return {v[0].sin()}; },
+                            {x}));
+  CHECK_THROWS_WITH(autograd::gradcheck(
+                        [](const autograd::variable_list& v) -> autograd::variable_list {
+                          return {v[0] * v[0].detach()};  // the analytic side misses half
+                        },
+                        {x}),
+                    Contains("gradcheck: Jacobian mismatch"));
+  CHECK_THROWS_AS(autograd::gradcheck([](const autograd::variable_list& v) { return v; }, {rand({2}, grad_opts())}),
+                  InvalidArgument);
+}
