@@ -18,11 +18,16 @@ std::vector<double> flat(const Tensor& t) {
 // fn's outputs, flattened into one vector, with input `i` element `k` moved by `delta`.
 std::vector<double> perturbed(const std::function<variable_list(const variable_list&)>& fn, const variable_list& inputs,
                               size_t i, int64_t k, double delta) {
-  NoGradGuard no_grad;
-  variable_list moved(inputs);
-  Tensor host = inputs[i].detach().to(Device(kCPU, 0), kDouble, false, true).contiguous();
-  host.data_ptr<double>()[k] += delta;
-  moved[i] = host.to(inputs[i].device(), inputs[i].dtype());
+  // Fresh leaves that require grad like the originals: fn may itself call grad() (gradgradcheck).
+  variable_list moved(inputs.size());
+  for (size_t j = 0; j < inputs.size(); ++j) {
+    if (!inputs[j].defined()) continue;
+    NoGradGuard no_grad;
+    Tensor host = inputs[j].detach().to(Device(kCPU, 0), inputs[j].dtype(), false, true).contiguous();
+    if (j == i) host.data_ptr<double>()[k] += delta;
+    moved[j] = host.to(inputs[j].device());
+    if (inputs[j].requires_grad()) moved[j].requires_grad_();
+  }
   std::vector<double> out;
   for (const Tensor& o : fn(moved)) {
     if (!o.defined() || !is_floating_point(o.dtype())) continue;
