@@ -21,6 +21,8 @@ struct Implementation {
   SizedCase add = nullptr;  // out of place
   SizedCase add_out = nullptr;
   SizedCase matmul = nullptr;  // square n x n float32
+  /// Autograd on tiny tensors: y = ((x * w).tanh() + x * 2).sum(), then y.backward().
+  SizedCase autograd = nullptr;
 };
 
 Implementation ember_implementation();

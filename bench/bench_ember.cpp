@@ -36,9 +36,19 @@ void matmul(benchmark::State& state, int64_t n) {
   }
 }
 
+void autograd(benchmark::State& state, int64_t n) {
+  ember::manual_seed(4);
+  ember::Tensor x = ember::rand({n}).requires_grad_(), w = ember::rand({n}).requires_grad_();
+  for (auto _ : state) {
+    ember::Tensor y = ((x * w).tanh() + x * 2).sum();
+    y.backward();
+    benchmark::DoNotOptimize(x.grad().data_ptr());
+  }
+}
+
 }  // namespace
 
-Implementation ember_implementation() { return {"ember", add, add_out, matmul}; }
+Implementation ember_implementation() { return {"ember", add, add_out, matmul, autograd}; }
 
 void allocator_cached_pair(benchmark::State& state) {
   auto& alloc = ember::detail::allocator_for(ember::Device(ember::kCPU, 0));

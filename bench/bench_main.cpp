@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
     for (int k = 0; k < 3; ++k) {
       if (k == 1 && !have_torch) continue;
       SizedCase fn = impls[k].*which;
+      if (!fn) continue;  // no bound for this case
       std::string name = kase + " | " + impls[k].name;
       benchmark::RegisterBenchmark(name.c_str(), [fn, n](benchmark::State& s) { fn(s, n); })
           ->Unit(benchmark::kNanosecond)
@@ -132,6 +133,7 @@ int main(int argc, char** argv) {
   const std::vector<int64_t> mm_sizes = short_run ? std::vector<int64_t>{16, 64, 256, 512}
                                                    : std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024, 2048};
   for (int64_t n : mm_sizes) add_case("matmul " + std::to_string(n), &Implementation::matmul, n);
+  for (int64_t n : {1, 100}) add_case("autograd " + size_label(n), &Implementation::autograd, n);
   benchmark::RegisterBenchmark("allocator pair | ember", allocator_cached_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   benchmark::RegisterBenchmark("allocator pair | bound", malloc_free_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   rows.push_back(Row{"allocator pair"});

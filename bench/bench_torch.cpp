@@ -26,6 +26,16 @@ void add_out(benchmark::State& state, int64_t n) {
   }
 }
 
+void autograd(benchmark::State& state, int64_t n) {
+  torch::manual_seed(4);
+  torch::Tensor x = torch::rand({n}).requires_grad_(), w = torch::rand({n}).requires_grad_();
+  for (auto _ : state) {
+    torch::Tensor y = ((x * w).tanh() + x * 2).sum();
+    y.backward();
+    benchmark::DoNotOptimize(x.grad().data_ptr());
+  }
+}
+
 void matmul(benchmark::State& state, int64_t n) {
   torch::manual_seed(3);
   torch::Tensor a = torch::rand({n, n}), b = torch::rand({n, n});
@@ -84,7 +94,7 @@ Implementation torch_implementation(bool& available) {
   available = true;
   torch::set_num_threads(bench_threads());
   torch::NoGradGuard no_grad;
-  return {"libtorch", add, add_out, matmul};
+  return {"libtorch", add, add_out, matmul, autograd};
 }
 
 }  // namespace ember_bench

@@ -332,3 +332,73 @@ TEST_CASE("autograd: gradcheck accepts a right gradient and reports a wrong one"
   CHECK_THROWS_AS(autograd::gradcheck([](const autograd::variable_list& v) { return v; }, {rand({2}, grad_opts())}),
                   InvalidArgument);
 }
+
+namespace {
+// y = x * k (k a saved double), its backward written by hand; also returns a non-differentiable mask.
+struct ScaleFn : autograd::Function<ScaleFn> {
+  static autograd::variable_list forward(autograd::AutogradContext* ctx, const Tensor& x, double k) {
+    ctx->saved_data["k"] = k;
+    ctx->save_for_backward({x});
+    Tensor mask = x > 0;
+    ctx->mark_non_differentiable({mask});
+    return {x * k, mask};
+  }
+  static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list grads) {
+    Tensor x = ctx->get_saved_variables()[0];
+    CHECK(ctx->needs_input_grad(0));
+    return {grads[0] * ctx->saved_data["k"].toDouble() + x * 0, Tensor()};
+  }
+};
+struct AddOneInPlace : autograd::Function<AddOneInPlace> {
+  static Tensor forward(autograd::AutogradContext* ctx, Tensor x) {
+    x.add_(1);
+    ctx->mark_dirty({x});
+    return x;
+  }
+  static autograd::variable_list backward(autograd::AutogradContext*, autograd::variable_list grads) { return grads; }
+};
+}  // namespace
+
+TEST_CASE("autograd: custom functions save tensors and data, mark outputs and inputs") {
+  Tensor x = leaf({-1, 2});
+  auto outs = ScaleFn::apply(x, 3.0);
+  CHECK_THAT(outs[0].grad_fn()->name(), Contains("CppNode<") && Contains("ScaleFn>"));
+  CHECK_FALSE(outs[1].requires_grad());
+  outs[0].sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{3, 3});
+  Tensor h = x * 2;
+  Tensor r = AddOneInPlace::apply(h);
+  CHECK(r.is_same(h));
+  CHECK(dvalues(h) == std::vector<double>{-1, 5});
+  (r * r).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{3 + 2 * 2 * -1, 3 + 2 * 2 * 5});
+  CHECK_THAT(message_of([&] { AddOneInPlace::apply(x); }),
+             Equals("a leaf Variable that requires grad is being used in an in-place operation."));
+  {
+    NoGradGuard no_grad;
+    CHECK_FALSE(ScaleFn::apply(x, 2.0)[0].requires_grad());
+  }
+}
+
+TEST_CASE("autograd: towers summed with add_n and make_parallel train across devices") {
+  ensure_fake_accelerator();
+  Tensor w = tensor({1.0, 2.0}, kFloat).requires_grad_();
+  std::vector<Tensor> towers;
+  for (const char* dev : {"npu:0", "npu:1", "cpu:0"}) {
+    DeviceScope scope(dev);
+    towers.push_back((w * w).sum().view({1}));
+  }
+  {
+    DeviceScope scope("cpu:0");  // add_n copies every tower's result to the scope's device
+    add_n(towers).sum().backward();
+  }
+  CHECK(w.grad().device() == Device(kCPU, 0));
+  CHECK(dvalues(w.grad()) == std::vector<double>{6, 12});
+  Tensor x = tensor({1.0, 2.0, 3.0, 4.0}, kFloat).view({4, 1}).requires_grad_();
+  Tensor y = make_parallel([&](const std::vector<Tensor>& in) { return in[0] * w.view({1, 2}); },
+                           {Device("npu:0"), Device("npu:1")}, {x});
+  CHECK(y.sizes() == std::vector<int64_t>{4, 2});
+  y.sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{3, 3, 3, 3});
+  CHECK(dvalues(w.grad()) == std::vector<double>{6 + 10, 12 + 10});
+}

@@ -6,6 +6,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <type_traits>
+#include <typeinfo>
+#include <variant>
 #include <memory>
 #include <optional>
 #include <string>
@@ -117,6 +121,116 @@ struct EMBER_API Node : std::enable_shared_from_this<Node> {
     std::function<Tensor(const Tensor&)> fn;
   };
   std::vector<PreHook> pre_hooks_;
+};
+
+/// A value kept in AutogradContext::saved_data (libtorch's IValue, for the types ember saves).
+class EMBER_API SavedValue {
+ public:
+  SavedValue() = default;
+  SavedValue(Tensor t) : v_(std::move(t)) {}
+  SavedValue(double d) : v_(d) {}
+  SavedValue(int64_t i) : v_(i) {}
+  SavedValue(int i) : v_(int64_t(i)) {}
+  SavedValue(bool b) : v_(b) {}
+  Tensor toTensor() const;
+  double toDouble() const;
+  int64_t toInt() const;
+  bool toBool() const;
+
+ private:
+  std::variant<std::monostate, Tensor, double, int64_t, bool> v_;
+};
+
+/// What a custom Function's forward leaves for its backward (torch::autograd::AutogradContext).
+struct EMBER_API AutogradContext {
+  std::map<std::string, SavedValue> saved_data;
+  void save_for_backward(variable_list to_save) { to_save_ = std::move(to_save); }
+  /// The saved tensors; InvalidArgument when one was modified in place or the graph was freed.
+  variable_list get_saved_variables() const;
+  /// Inputs the forward modified in place.
+  void mark_dirty(const variable_list& inputs);
+  /// Outputs that get no gradient (indices, masks).
+  void mark_non_differentiable(const variable_list& outputs);
+  /// Whether forward argument i needs a gradient.
+  bool needs_input_grad(size_t i) const;
+
+  // used by Function<T>::apply
+  variable_list to_save_;
+  std::vector<SavedVariable> saved_;
+  std::vector<const TensorImpl*> dirty_, non_differentiable_;
+  std::vector<bool> needs_input_grad_;
+  std::weak_ptr<Node> node_;
+};
+
+namespace detail {
+struct EMBER_API CustomNodeBase : Node {
+  AutogradContext ctx_;
+  std::vector<int> arg_of_edge_;  // the forward argument each next edge comes from
+  void release_variables() override;
+};
+/// Wires a custom node: edges from the tensor arguments, history on the outputs, saved tensors.
+EMBER_API void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const std::vector<const Tensor*>& args,
+                                 const std::vector<int>& arg_index, variable_list& outputs, size_t num_args);
+EMBER_API bool any_requires_grad(const std::vector<const Tensor*>& args);
+/// "torch::autograd::CppNode<Name>" as libtorch names a custom function's node.
+EMBER_API std::string custom_node_name(const char* mangled);
+/// Maps T::backward's result (one entry per forward argument) onto the node's edges.
+EMBER_API variable_list pick_edge_grads(const CustomNodeBase& node, variable_list&& per_arg);
+
+template <class T>
+struct CustomNode final : CustomNodeBase {
+  std::string name() const override { return name_; }
+  variable_list apply(variable_list&& grads) override {
+    return pick_edge_grads(*this, T::backward(&ctx_, std::move(grads)));
+  }
+  std::string name_;
+};
+
+inline void collect_arg(std::vector<const Tensor*>& ts, std::vector<int>& idx, int& pos, const Tensor& t) {
+  ts.push_back(&t);
+  idx.push_back(pos++);
+}
+inline void collect_arg(std::vector<const Tensor*>& ts, std::vector<int>& idx, int& pos, const variable_list& v) {
+  for (const Tensor& t : v) collect_arg(ts, idx, pos, t);
+}
+template <class A>
+void collect_arg(std::vector<const Tensor*>&, std::vector<int>&, int& pos, const A&) {
+  ++pos;
+}
+}  // namespace detail
+
+/// A custom differentiable op (torch::autograd::Function): T provides
+/// `static variable_list forward(AutogradContext*, Args...)` (or returning a Tensor) and
+/// `static variable_list backward(AutogradContext*, variable_list grad_outputs)`, which
+/// returns one gradient per forward argument (undefined for non-tensors).
+template <class T>
+struct Function {
+  template <class... Args>
+  static auto apply(Args&&... args) {
+    auto node = std::make_shared<detail::CustomNode<T>>();
+    node->name_ = detail::custom_node_name(typeid(T).name());
+    std::vector<const Tensor*> ts;
+    std::vector<int> idx;
+    int pos = 0;
+    (detail::collect_arg(ts, idx, pos, args), ...);
+    const bool record = GradMode::is_enabled() && detail::any_requires_grad(ts);
+    using R = decltype(T::forward(&node->ctx_, std::forward<Args>(args)...));
+    R result;
+    {
+      AutoGradMode off(false);
+      result = T::forward(&node->ctx_, std::forward<Args>(args)...);
+    }
+    if (record) {
+      if constexpr (std::is_same_v<R, Tensor>) {
+        variable_list outs{result};
+        detail::setup_custom_node(node, ts, idx, outs, size_t(pos));
+        result = outs[0];
+      } else {
+        detail::setup_custom_node(node, ts, idx, result, size_t(pos));
+      }
+    }
+    return result;
+  }
 };
 
 /// Computes the gradients of `outputs` w.r.t. `inputs` (torch::autograd::grad).
