@@ -183,6 +183,11 @@ TEST_CASE("autograd: out= variants refuse arguments that require grad") {
   CHECK_THAT(message_of([&] { add_out(out, a, a); }),
              Equals("add(): functions with out=... arguments don't support automatic differentiation, but one of "
                     "the arguments requires grad."));
+  Tensor m = empty({1, 1});
+  CHECK_THAT(message_of([&] { matmul_out(m, a.view({1, 2}), a.view({2, 1})); }),
+             Equals("matmul(): functions with out=... arguments don't support automatic differentiation, but one "
+                    "of the arguments requires grad."));
+  CHECK_NOTHROW(mul_out(out, a.detach(), a.detach()));
 }
 
 TEST_CASE("autograd: grad() returns gradients without touching .grad()") {

@@ -217,6 +217,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
   EMBER_CHECK_ARG(out.defined(), "matmul_out: undefined output");
+  if (EMBER_GRAD_RECORDING2(a, b) && (autograd::detail::requires_grad(a) || autograd::detail::requires_grad(b)))
+    autograd::detail::throw_out_requires_grad("matmul");
   // The 2-D case writes straight into a contiguous output of the right dtype and device.
   if (a.defined() && b.defined() && a.dim() == 2 && b.dim() == 2 && out.is_contiguous() && out.dtype() == a.dtype() &&
       out.device() == a.device()) {
