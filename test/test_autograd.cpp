@@ -148,6 +148,10 @@ TEST_CASE("autograd: in-place ops bump versions, rewrite history and are refused
   z.add_(x);
   CHECK(z.requires_grad());
   CHECK(z.grad_fn()->name() == "AddBackward0");
+  // In-place on a view of a non-leaf: the base's history becomes CopySlices.
+  Tensor base = x * 1;
+  base.narrow(0, 1, 2).mul_(x.narrow(0, 0, 2));
+  CHECK(base.grad_fn()->name() == "CopySlices");
   // NoGradGuard lets an optimiser update a leaf.
   {
     NoGradGuard no_grad;
@@ -406,4 +410,48 @@ TEST_CASE("autograd: towers summed with add_n and make_parallel train across dev
   y.sum().backward();
   CHECK(dvalues(x.grad()) == std::vector<double>{3, 3, 3, 3});
   CHECK(dvalues(w.grad()) == std::vector<double>{6 + 10, 12 + 10});
+}
+
+TEST_CASE("autograd: in-place ops on views rewrite the base's history (CopySlices)") {
+  // The same values computed in place through views and out of place give the same gradients.
+  auto run = [](bool in_place) {
+    Tensor x = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, kDouble).view({2, 3}).requires_grad_();
+    Tensor w = tensor({0.5, -1.0, 2.0}, kDouble).requires_grad_();
+    Tensor y;
+    if (in_place) {
+      Tensor a = x * 1;
+      Tensor row = a.select(0, 1);
+      row.mul_(w);                      // a[1] *= w
+      a.narrow(1, 0, 1).sub_(w.narrow(0, 0, 1), 2);  // a[:, 0] -= 2 w[0] (saves nothing a.mul_ changes)
+      Tensor stale = a.select(0, 0);    // taken before the next write through a
+      a.mul_(2);
+      y = (a * a).sum() + (stale * 3).sum();
+    } else {
+      Tensor r0 = x.select(0, 0), r1 = x.select(0, 1) * w;
+      Tensor a = stack({r0, r1});
+      a = cat({a.narrow(1, 0, 1) - w.narrow(0, 0, 1) * 2, a.narrow(1, 1, 2)}, 1);
+      a = a * 2;
+      y = (a * a).sum() + (a.select(0, 0) * 3).sum();
+    }
+    y.backward();
+    return std::make_pair(dvalues(x.grad()), dvalues(w.grad()));
+  };
+  auto [gx_in, gw_in] = run(true);
+  auto [gx_out, gw_out] = run(false);
+  REQUIRE(gx_in.size() == gx_out.size());
+  for (size_t i = 0; i < gx_in.size(); ++i) CHECK(std::abs(gx_in[i] - gx_out[i]) < 1e-9 * (1 + std::abs(gx_out[i])));
+  for (size_t i = 0; i < gw_in.size(); ++i) CHECK(std::abs(gw_in[i] - gw_out[i]) < 1e-9 * (1 + std::abs(gw_out[i])));
+  // copy_ and fill_ into slices assemble a tensor whose gradient reaches the sources
+  Tensor s = tensor({1.0, 2.0}, kFloat).requires_grad_();
+  Tensor buf = zeros({4}, TensorOptions(kFloat).requires_grad(true)) * 1;
+  buf.narrow(0, 0, 2).copy_(s * 3);
+  buf.narrow(0, 2, 1).fill_(7);
+  (buf * tensor({1.0, 2.0, 3.0, 4.0}, kFloat)).sum().backward();
+  CHECK(dvalues(s.grad()) == std::vector<double>{3, 6});
+  // a view of a view: the region is mapped onto the root base's storage
+  Tensor x = ones({2, 3}, grad_opts());
+  Tensor t = (x * 1).t();
+  t.select(0, 0).mul_(2);  // x[:, 0] doubled
+  t.sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{2, 1, 1, 2, 1, 1});
 }

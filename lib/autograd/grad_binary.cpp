@@ -142,6 +142,7 @@ Tensor binary(Op op, const Tensor* a, const Tensor* b, const Scalar* s, ComputeT
   if (self.defined()) node->saved_[0] = SavedVariable(self, false);
   if (tb.defined()) node->saved_[1] = SavedVariable(tb, false);
   if (op == Op::Pow && !(s && a)) node->saved_[2] = SavedVariable(y, true);
+  if (out) rebase_view(y, node);
   return y;
 }
 

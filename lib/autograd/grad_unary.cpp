@@ -125,6 +125,7 @@ Tensor unary(Op op, const Tensor& x, ComputeType ct, const OpParams& p, Tensor* 
   if (!node) return y;
   if (uses(op) == Uses::Input) node->saved_[0] = SavedVariable(self, false);
   if (uses(op) == Uses::Output) node->saved_[0] = SavedVariable(y, true);
+  if (out) rebase_view(y, node);
   return y;
 }
 

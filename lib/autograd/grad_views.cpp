@@ -28,6 +28,8 @@ void mark_view(const Tensor& base, const Tensor& y) {
   AutogradMeta& m = get_or_create_meta(y);
   m.is_view_ = true;
   m.is_view_of_leaf_ = b->is_view_of_leaf_ || (b->requires_grad_ && !b->grad_fn_);
+  m.base_ = b->base_.defined() ? b->base_ : base;
+  m.view_version_ = y.storage()->version_.load(std::memory_order_relaxed);
 }
 
 Tensor zeros_along(const Tensor& like, int64_t dim, int64_t n) {
@@ -203,8 +205,9 @@ void copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   // self's old value is overwritten: it gets a zero gradient; src gets self's, summed
   // back over broadcast dims and cast and moved to src's dtype and device by the engine.
   Tensor before = self;
-  record("CopyBackwards", {&before, &src}, {&self},
-         [](N& n, G& g) -> G { return {n.needs(0) ? zeros_like(g[0]) : Tensor(), g[0]}; });
+  rebase_view(self, record("CopyBackwards", {&before, &src}, {&self}, [](N& n, G& g) -> G {
+                return {n.needs(0) ? zeros_like(g[0]) : Tensor(), g[0]};
+              }));
 }
 
 void fill_(Tensor& self, const Scalar& value) {
@@ -215,7 +218,7 @@ void fill_(Tensor& self, const Scalar& value) {
   }
   if (!requires_grad(self)) return;
   Tensor before = self;
-  record("FillBackward0", {&before}, {&self}, [](N&, G& g) -> G { return {zeros_like(g[0])}; });
+  rebase_view(self, record("FillBackward0", {&before}, {&self}, [](N&, G& g) -> G { return {zeros_like(g[0])}; }));
 }
 
 }  // namespace ember::autograd::detail

@@ -2,6 +2,7 @@
 #include "autograd/meta.h"
 
 #include "autograd/accumulate_grad.h"
+#include "autograd/node.h"
 #include "core/check.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
@@ -47,8 +48,55 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   return acc;
 }
 
+namespace {
+
+// A view whose storage was written since its grad_fn was recorded (through the base or
+// another view) takes its history afresh from the base's: AsStridedBackward0 of it.
+void refresh_view_history(const Tensor& t, AutogradMeta& m) {
+  const Tensor base = m.base_;
+  EMBER_CHECK(base.is_contiguous(), NotImplemented,
+              "autograd: a view of a non-contiguous tensor was used after an in-place change to its storage; "
+              "ember's autograd supports this for views of contiguous tensors only (clone() the base first)");
+  SizesVector sizes(t.sizes()), strides(t.strides());
+  const int64_t offset = t.storage_offset() - base.storage_offset();
+  Tensor view = t;  // the same impl: its history is what changes
+  record("AsStridedBackward0", {&base}, {&view}, [sizes, strides, offset](FormulaNode& n, variable_list& g) -> variable_list {
+    EMBER_CHECK(!GradMode::is_enabled(), NotImplemented,
+                "autograd: create_graph through a view used after an in-place change is not supported");
+    Tensor buffer = zeros(n.in_sizes(0), g[0].options());
+    ember::detail::make_view(buffer, sizes.ref(), strides.ref(), offset).copy_(g[0]);
+    return {buffer};
+  });
+}
+
+}  // namespace
+
+void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn) {
+  AutogradMeta* m = meta(view);
+  if (!m || !m->is_view_ || !m->base_.defined()) return;
+  Tensor base = m->base_;
+  SizesVector sizes(view.sizes()), strides(view.strides());
+  const int64_t offset = view.storage_offset() - base.storage_offset();
+  // The base's gradient: outside the region it flows to the base's old history; inside,
+  // to the in-place op, which sends it on to the view's old value and its other inputs.
+  auto node = record("CopySlices", {&base}, {&base}, [sizes, strides, offset](FormulaNode&, variable_list& g) -> variable_list {
+    EMBER_CHECK(!GradMode::is_enabled(), NotImplemented,
+                "autograd: create_graph through an in-place op on a view (CopySlices) is not supported");
+    Tensor all = g[0].clone();
+    Tensor region = ember::detail::make_view(all, sizes.ref(), strides.ref(), offset);
+    Tensor inside = region.clone();
+    region.zero_();
+    return {all, inside};
+  });
+  node->next_edges_.emplace_back(fn, 0);
+  node->input_meta_.push_back(input_meta(view));
+}
+
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta(t);
+  if (__builtin_expect(m->is_view_, 0) && m->base_.defined() &&
+      t.storage()->version_.load(std::memory_order_relaxed) != m->view_version_)
+    refresh_view_history(t, *m);
   if (m->grad_fn_) return Edge(m->grad_fn_, m->output_nr_);
   return Edge(grad_accumulator(t), 0);
 }
@@ -58,6 +106,7 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t nr
   m.grad_fn_ = node;
   m.output_nr_ = nr;
   m.requires_grad_ = false;
+  if (m.is_view_) m.view_version_ = t.storage()->version_.load(std::memory_order_relaxed);
 }
 
 void check_inplace(const Tensor& t) {
@@ -67,11 +116,10 @@ void check_inplace(const Tensor& t) {
                   "a leaf Variable that requires grad is being used in an in-place operation.");
   EMBER_CHECK_ARG(!m->is_view_of_leaf_,
                   "a view of a leaf Variable that requires grad is being used in an in-place operation.");
-  // libtorch rewrites the base's history here (CopySlices); ember refuses rather than
-  // give the base a wrong gradient.
-  EMBER_CHECK(!m->is_view_, NotImplemented,
-              "an in-place operation on a view of a tensor that requires grad is not supported by ember's "
-              "autograd; apply it to a clone() of the view, or build the result out of place");
+  // CopySlices maps the view's region onto the base's gradient: a dense base only.
+  EMBER_CHECK(!m->is_view_ || !m->base_.defined() || m->base_.is_contiguous(), NotImplemented,
+              "an in-place operation on a view of a non-contiguous tensor that requires grad is not supported "
+              "by ember's autograd; clone() the base first");
 }
 
 void throw_out_requires_grad(const char* op) {

@@ -20,6 +20,8 @@ struct AutogradMeta {
   bool requires_grad_ = false;                  // leaves only; non-leaves require grad through grad_fn_
   bool is_view_ = false;                        // a view recorded from a tensor that required grad
   bool is_view_of_leaf_ = false;                // ... from a leaf (or a view of one)
+  Tensor base_;                                 // views: the tensor whose storage they view
+  uint32_t view_version_ = 0;                   // views: the storage version grad_fn_ was recorded at
 };
 
 namespace detail {
@@ -42,6 +44,9 @@ InputMeta input_meta(const Tensor& t);
 
 /// In-place ops: InvalidArgument for a leaf that requires grad (libtorch's wording).
 void check_inplace(const Tensor& t);
+/// After an in-place op `fn` on a view: the base's history becomes CopySlices (libtorch's
+/// node), which routes the viewed region's gradient through fn. Nothing for a non-view.
+void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn);
 /// out= variants: libtorch refuses them when an argument requires grad.
 [[noreturn]] void throw_out_requires_grad(const char* op);
 
