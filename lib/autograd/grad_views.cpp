@@ -113,7 +113,7 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
 Tensor expand(const Tensor& x, IntArrayRef sizes) {
   Tensor y = forward([&] { return x.expand(sizes); });
   if (!requires_grad(x)) return y;
-  // The engine sums a gradient back over broadcast dims: the formula is the identity.
+  // The expanded dims' gradients add up: summed back to the input's shape.
   record("ExpandBackward0", {&x}, {&y}, [](N& n, G& g) -> G { return {sum_to(g[0], n.in_sizes(0))}; });
   mark_view(x, y);
   return y;

@@ -213,7 +213,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (!m.grad_.defined()) {
     // Steal the incoming gradient when nothing else holds it (libtorch does the same).
     if (GradMode::is_enabled()) m.grad_ = g;
-    else if (g.use_count() == 1 && !detail::has_meta(g) && g.is_contiguous()) m.grad_ = std::move(g);
+    else if (g.use_count() == 1 && g.storage()->refcount_.load(std::memory_order_relaxed) == 1 &&
+             !detail::has_meta(g) && g.is_contiguous())
+      m.grad_ = std::move(g);
     else m.grad_ = g.detach().clone();
   } else if (GradMode::is_enabled() || detail::requires_grad(m.grad_)) {
     m.grad_ = m.grad_ + g;

@@ -3,7 +3,6 @@
 // pointer (Note [Autograd] in DESIGN.md), and the helpers ops use to read it.
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "ember/autograd.h"

@@ -34,8 +34,8 @@ struct LambdaNode final : FormulaNode {
 };
 
 /// Records `fn` (variable_list(FormulaNode&, variable_list& grads)) as the grad_fn of
-/// `outputs`, with an edge per entry of `inputs` (an undefined entry gets no gradient).
-/// Saves `to_save` inputs by index; outputs saved by the caller after this returns.
+/// `outputs`, with an edge per entry of `inputs` (null or not requiring grad: no edge).
+/// The caller fills saved_ afterwards: an output is saved once it has its grad_fn.
 template <class F>
 std::shared_ptr<FormulaNode> record(const char* name, std::initializer_list<const Tensor*> inputs,
                                     std::initializer_list<Tensor*> outputs, F&& fn) {
