@@ -136,6 +136,8 @@ TEST_CASE("gradcheck: binary ops with broadcasting, scalars and alpha") {
     CHECK(check(f, {input({3, 4}, 0.5, 1.5), input({3, 4}, 2, 3)}));
     CHECK(check(f, {input({3, 1}, 0.5, 1.5), input({4}, 2, 3)}));          // both broadcast
     CHECK(check(f, {transposed(4, 3, 0.5, 1.5), input({1, 3}, 2, 3)}));   // strided and broadcast
+    Tensor expanded = (rand({4, 1}, kDouble) + 0.5).expand({4, 3}).requires_grad_();  // stride-0 leaf
+    CHECK(check(f, {expanded, input({3}, 2, 3)}));
   }
   const std::vector<std::pair<const char*, Fn>> scalar_fns = {
       {"add scalar", [](const variable_list& v) { return v[0] + 2; }},
