@@ -23,6 +23,10 @@ struct Implementation {
   SizedCase matmul = nullptr;  // square n x n float32
   /// Autograd on tiny tensors: y = ((x * w).tanh() + x * 2).sum(), then y.backward().
   SizedCase autograd = nullptr;
+  /// Backward alone of sum(tanh(x w1) w2) for n x n float32 (the forward is rebuilt untimed).
+  SizedCase backward_mlp = nullptr;
+  /// ember only: the ops that backward runs, called by hand without autograd (its bound).
+  SizedCase backward_mlp_ops = nullptr;
 };
 
 Implementation ember_implementation();

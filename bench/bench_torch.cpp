@@ -36,6 +36,19 @@ void autograd(benchmark::State& state, int64_t n) {
   }
 }
 
+void backward_mlp(benchmark::State& state, int64_t n) {
+  torch::manual_seed(5);
+  torch::Tensor x = torch::rand({n, n}), w1 = torch::rand({n, n}).requires_grad_(),
+                w2 = torch::rand({n, n}).requires_grad_();
+  for (auto _ : state) {
+    state.PauseTiming();
+    torch::Tensor y = x.mm(w1).tanh().mm(w2).sum();
+    state.ResumeTiming();
+    y.backward();
+    benchmark::DoNotOptimize(w1.grad().data_ptr());
+  }
+}
+
 void matmul(benchmark::State& state, int64_t n) {
   torch::manual_seed(3);
   torch::Tensor a = torch::rand({n, n}), b = torch::rand({n, n});
@@ -94,7 +107,7 @@ Implementation torch_implementation(bool& available) {
   available = true;
   torch::set_num_threads(bench_threads());
   torch::NoGradGuard no_grad;
-  return {"libtorch", add, add_out, matmul, autograd};
+  return {"libtorch", add, add_out, matmul, autograd, backward_mlp};
 }
 
 }  // namespace ember_bench
