@@ -66,6 +66,11 @@ TEST_CASE("autograd: requires_grad, is_leaf, grad_fn names and creation options"
   CHECK(a.narrow(0, 0, 1).grad_fn()->name() == "SliceBackward0");
   CHECK(a.select(0, 0).grad_fn()->name() == "SelectBackward0");
   CHECK(stack({a, a}).grad_fn()->name() == "StackBackward0");
+  CHECK(a.view({3, 1}).t().grad_fn()->name() == "TBackward0");
+  CHECK(a.split(1)[0].grad_fn()->name() == "SplitBackward0");
+  CHECK(a.chunk(3)[2].grad_fn()->name() == "SplitBackward0");
+  CHECK(a.unbind()[1].grad_fn()->name() == "UnbindBackward0");
+  CHECK(a.unbind()[1].output_nr() == 1);
   CHECK(cat({a, a}).grad_fn()->name() == "CatBackward0");
   CHECK(softmax(a, 0).grad_fn()->name() == "SoftmaxBackward0");
   CHECK(a.var().grad_fn()->name() == "VarBackward0");

@@ -35,7 +35,9 @@ Tensor matmul_batched(const Tensor& a, const Tensor& b);
 
 // views, joins and copies (grad_views.cpp)
 Tensor view(const Tensor& x, IntArrayRef shape, bool reshape);
-Tensor transpose(const Tensor& x, int64_t d0, int64_t d1);
+Tensor transpose(const Tensor& x, int64_t d0, int64_t d1, const char* name = "TransposeBackward0");
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim);
+std::vector<Tensor> unbind(const Tensor& x, int64_t dim);
 Tensor permute(const Tensor& x, IntArrayRef dims);
 Tensor squeeze(const Tensor& x, std::optional<int64_t> dim);
 Tensor unsqueeze(const Tensor& x, int64_t dim);

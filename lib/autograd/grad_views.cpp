@@ -73,10 +73,10 @@ Tensor view(const Tensor& x, IntArrayRef shape, bool reshape) {
   return y;
 }
 
-Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
+Tensor transpose(const Tensor& x, int64_t d0, int64_t d1, const char* name) {
   Tensor y = forward([&] { return x.transpose(d0, d1); });
   if (!requires_grad(x)) return y;
-  record("TransposeBackward0", {&x}, {&y}, [d0, d1](N&, G& g) -> G { return {g[0].transpose(d0, d1)}; });
+  record(name, {&x}, {&y}, [d0, d1](N&, G& g) -> G { return {g[0].transpose(d0, d1)}; });
   mark_view(x, y);
   return y;
 }
@@ -141,6 +141,55 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
          [d, i](N& n, G& g) -> G { return {slice_backward(g[0].unsqueeze(d), n.in_sizes(0), d, i, 1)}; });
   mark_view(x, y);
   return y;
+}
+
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
+  std::vector<Tensor> parts;
+  {
+    NoGradGuard no_grad;
+    parts = x.split(split_size, dim);
+  }
+  // An empty dim gives back x itself, whose history already is right.
+  if (!requires_grad(x) || !is_floating_point(x.dtype()) || parts[0].is_same(x)) return parts;
+  const int64_t d = ember::detail::wrap_dim(dim, x.dim(), "split");
+  std::vector<int64_t> lengths;
+  for (const Tensor& p : parts) lengths.push_back(p.size(d));
+  // The pieces' gradients side by side; a piece that got none contributes zeros.
+  record_outputs("SplitBackward0", x, parts, [d, lengths](N& n, G& g) -> G {
+    std::vector<Tensor> pieces;
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (g[i].defined()) {
+        pieces.push_back(g[i]);
+        continue;
+      }
+      SizesVector s(n.in_sizes(0));
+      s[size_t(d)] = lengths[i];
+      pieces.push_back(zeros(s.ref(), TensorOptions(n.input_meta_[0].dtype).device(n.input_meta_[0].device)));
+    }
+    return {pieces.size() == 1 ? pieces[0] : ember::cat(pieces, d)};
+  });
+  for (const Tensor& p : parts) mark_view(x, p);
+  return parts;
+}
+
+std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
+  std::vector<Tensor> parts;
+  {
+    NoGradGuard no_grad;
+    parts = x.unbind(dim);
+  }
+  if (!requires_grad(x) || !is_floating_point(x.dtype()) || parts.empty()) return parts;
+  const int64_t d = ember::detail::wrap_dim(dim, x.dim(), "unbind");
+  record_outputs("UnbindBackward0", x, parts, [d](N& n, G& g) -> G {
+    SizesVector s(n.in_sizes(0));
+    s.erase(d);
+    std::vector<Tensor> slices;
+    for (const Tensor& t : g)
+      slices.push_back(t.defined() ? t : zeros(s.ref(), TensorOptions(n.input_meta_[0].dtype).device(n.input_meta_[0].device)));
+    return {ember::stack(slices, d)};
+  });
+  for (const Tensor& p : parts) mark_view(x, p);
+  return parts;
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {

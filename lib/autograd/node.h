@@ -78,6 +78,18 @@ std::shared_ptr<FormulaNode> record_list(const char* name, const std::vector<Ten
   return node;
 }
 
+/// One input, several outputs (split, unbind): output i is the node's output i.
+template <class F>
+std::shared_ptr<FormulaNode> record_outputs(const char* name, const Tensor& input, std::vector<Tensor>& outputs, F&& fn) {
+  auto node = std::make_shared<LambdaNode<std::decay_t<F>>>(name, std::forward<F>(fn));
+  node->next_edges_.push_back(detail::gradient_edge(input));
+  node->input_meta_.push_back(detail::input_meta(input));
+  node->num_inputs_ = uint32_t(outputs.size());
+  node->device_ = input.device();
+  for (size_t i = 0; i < outputs.size(); ++i) detail::set_history(outputs[i], node, uint32_t(i));
+  return node;
+}
+
 /// Whether any of `ts` requires grad (recording is on: the caller checked GradMode).
 inline bool any_requires_grad(std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts)

@@ -149,6 +149,7 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
 Tensor Tensor::t() const {
   check_defined(*this, "t");
   EMBER_CHECK_ARG(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is {}D", dim());
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::transpose(*this, 0, dim() < 2 ? 0 : 1, "TBackward0");
   return dim() < 2 ? transpose(0, 0) : transpose(0, 1);
 }
 
@@ -322,6 +323,7 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   EMBER_CHECK_ARG(split_size >= 0, "split: split_size must be non-negative, got {}", split_size);
   const int64_t n = size(d);
   EMBER_CHECK_ARG(split_size > 0 || n == 0, "split: split_size can only be 0 if dimension size is 0, got dimension size {}", n);
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::split(*this, split_size, d);
   std::vector<Tensor> out;
   if (n == 0) return {*this};
   for (int64_t s = 0; s < n; s += split_size) out.push_back(narrow(d, s, std::min(split_size, n - s)));
@@ -347,6 +349,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
   check_defined(*this, "unbind");
   EMBER_CHECK_ARG(dim() > 0, "unbind: dimension specified as {} but tensor has no dimensions", d);
   d = wrap_dim(d, dim(), "unbind");
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::unbind(*this, d);
   std::vector<Tensor> out;
   for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
   return out;
