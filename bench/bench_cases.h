@@ -24,6 +24,12 @@ struct Implementation {
   SizedCase gather = nullptr;  // gather along dim 1 of a float32 [n/1024, 1024], int64 index of the same shape
   SizedCase index_select = nullptr;  // n float32 read at n random int64 positions
   SizedCase mask_index = nullptr;    // x.index({x > 0.5}) on n float32 (about half kept)
+  /// Autograd on tiny tensors: y = ((x * w).tanh() + x * 2).sum(), then y.backward().
+  SizedCase autograd = nullptr;
+  /// Backward alone of sum(tanh(x w1) w2) for n x n float32 (the forward is rebuilt untimed).
+  SizedCase backward_mlp = nullptr;
+  /// ember only: the ops that backward runs, called by hand without autograd (its bound).
+  SizedCase backward_mlp_ops = nullptr;
 };
 
 Implementation ember_implementation();

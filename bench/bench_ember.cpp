@@ -65,9 +65,47 @@ void mask_index(benchmark::State& state, int64_t n) {
   }
 }
 
+void autograd(benchmark::State& state, int64_t n) {
+  ember::manual_seed(4);
+  ember::Tensor x = ember::rand({n}).requires_grad_(), w = ember::rand({n}).requires_grad_();
+  for (auto _ : state) {
+    ember::Tensor y = ((x * w).tanh() + x * 2).sum();
+    y.backward();
+    benchmark::DoNotOptimize(x.grad().data_ptr());
+  }
+}
+
+void backward_mlp(benchmark::State& state, int64_t n) {
+  ember::manual_seed(5);
+  ember::Tensor x = ember::rand({n, n}), w1 = ember::rand({n, n}).requires_grad_(),
+                w2 = ember::rand({n, n}).requires_grad_();
+  for (auto _ : state) {
+    state.PauseTiming();
+    ember::Tensor y = x.mm(w1).tanh().mm(w2).sum();
+    state.ResumeTiming();
+    y.backward();
+    benchmark::DoNotOptimize(w1.grad().data_ptr());
+  }
+}
+
+void backward_mlp_ops(benchmark::State& state, int64_t n) {
+  ember::manual_seed(5);
+  ember::Tensor x = ember::rand({n, n}), w1 = ember::rand({n, n}), w2 = ember::rand({n, n});
+  ember::Tensor h = x.mm(w1).tanh(), g1 = ember::zeros({n, n}), g2 = ember::zeros({n, n});
+  ember::Tensor g = ember::ones({}).expand({n, n});  // what sum's backward hands on
+  for (auto _ : state) {
+    g2.add_(h.t().mm(g));
+    ember::Tensor gh = g.mm(w2.t());
+    g1.add_(x.t().mm(gh * (1 - h * h)));
+    benchmark::DoNotOptimize(g1.data_ptr());
+  }
+}
+
 }  // namespace
 
-Implementation ember_implementation() { return {"ember", add, add_out, matmul, gather, index_select, mask_index}; }
+Implementation ember_implementation() {
+  return {"ember", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp, backward_mlp_ops};
+}
 
 void allocator_cached_pair(benchmark::State& state) {
   auto& alloc = ember::detail::allocator_for(ember::Device(ember::kCPU, 0));

@@ -136,6 +136,10 @@ int main(int argc, char** argv) {
   add_case("gather 1M", &Implementation::gather, 1 << 20);
   add_case("index_select 1M", &Implementation::index_select, 1 << 20);
   add_case("mask index 1M", &Implementation::mask_index, 1 << 20);
+  for (int64_t n : {1, 100}) add_case("autograd " + size_label(n), &Implementation::autograd, n);
+  // Backward of a matmul graph against the same ops called by hand (the "bound" column).
+  impls[2].backward_mlp = impls[0].backward_mlp_ops;
+  for (int64_t n : {256, 512}) add_case("backward mlp " + std::to_string(n), &Implementation::backward_mlp, n);
   benchmark::RegisterBenchmark("allocator pair | ember", allocator_cached_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   benchmark::RegisterBenchmark("allocator pair | bound", malloc_free_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   rows.push_back(Row{"allocator pair"});
@@ -179,6 +183,7 @@ int main(int argc, char** argv) {
   }
   std::printf("ratio = ember / libtorch time (below 1: ember faster); ember/bound = ember time over the bound's\n"
               "(add: memcpy of the same 12 bytes per element; matmul: cblas_sgemm called directly; allocator: malloc+free;\n"
+              " backward mlp: the ops its backward runs, called by hand in ember without autograd;\n"
               " gpu: a device-to-device copy of the same bytes, cuBLAS called directly, cudaMalloc+cudaFree)\n");
   return 0;
 }

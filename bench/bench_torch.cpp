@@ -26,6 +26,29 @@ void add_out(benchmark::State& state, int64_t n) {
   }
 }
 
+void autograd(benchmark::State& state, int64_t n) {
+  torch::manual_seed(4);
+  torch::Tensor x = torch::rand({n}).requires_grad_(), w = torch::rand({n}).requires_grad_();
+  for (auto _ : state) {
+    torch::Tensor y = ((x * w).tanh() + x * 2).sum();
+    y.backward();
+    benchmark::DoNotOptimize(x.grad().data_ptr());
+  }
+}
+
+void backward_mlp(benchmark::State& state, int64_t n) {
+  torch::manual_seed(5);
+  torch::Tensor x = torch::rand({n, n}), w1 = torch::rand({n, n}).requires_grad_(),
+                w2 = torch::rand({n, n}).requires_grad_();
+  for (auto _ : state) {
+    state.PauseTiming();
+    torch::Tensor y = x.mm(w1).tanh().mm(w2).sum();
+    state.ResumeTiming();
+    y.backward();
+    benchmark::DoNotOptimize(w1.grad().data_ptr());
+  }
+}
+
 void matmul(benchmark::State& state, int64_t n) {
   torch::manual_seed(3);
   torch::Tensor a = torch::rand({n, n}), b = torch::rand({n, n});
@@ -113,7 +136,7 @@ Implementation torch_implementation(bool& available) {
   available = true;
   torch::set_num_threads(bench_threads());
   torch::NoGradGuard no_grad;
-  return {"libtorch", add, add_out, matmul, gather, index_select, mask_index};
+  return {"libtorch", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp};
 }
 
 }  // namespace ember_bench

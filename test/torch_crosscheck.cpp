@@ -138,3 +138,54 @@ TEST_CASE("crosscheck: matmul rules, views and joins") {
   check_same(ember::lerp(m.e, m.e * 2, 0.3), torch::lerp(m.t, m.t * 2, 0.3));
   check_same(ember::addcmul(m.e, m.e, m.e, 0.5), torch::addcmul(m.t, m.t, m.t, 0.5));
 }
+
+TEST_CASE("crosscheck: gradients and grad_fn names of a sample of graphs") {
+  ember::manual_seed(12);
+  using EFn = std::function<ember::Tensor(const std::vector<ember::Tensor>&)>;
+  using TFn = std::function<torch::Tensor(const std::vector<torch::Tensor>&)>;
+  struct Case {
+    const char* name;
+    std::vector<std::vector<int64_t>> shapes;
+    EFn e;
+    TFn t;
+  };
+  const std::vector<Case> cases = {
+      {"broadcast mul add", {{3, 1}, {4}},
+       [](auto& v) { return (v[0] * v[1] + v[1]).tanh(); }, [](auto& v) { return (v[0] * v[1] + v[1]).tanh(); }},
+      {"pow div", {{2, 3}, {3}},
+       [](auto& v) { return v[0].abs().add(0.5).pow(v[1]) / (v[1].abs() + 1); },
+       [](auto& v) { return v[0].abs().add(0.5).pow(v[1]) / (v[1].abs() + 1); }},
+      {"softmax log_softmax", {{3, 4}},
+       [](auto& v) { return v[0].softmax(1) * v[0].log_softmax(0); },
+       [](auto& v) { return v[0].softmax(1) * v[0].log_softmax(0); }},
+      {"reductions", {{3, 4}},
+       [](auto& v) { return v[0].var(1).view({3, 1}) + v[0].amax(0) + v[0].logsumexp({1}, true) + v[0].norm(); },
+       [](auto& v) { return v[0].var(1).view({3, 1}) + v[0].amax(0) + v[0].logsumexp({1}, true) + v[0].norm(); }},
+      {"matmul batched", {{2, 3, 4}, {4, 2}},
+       [](auto& v) { return ember::matmul(v[0], v[1]).sigmoid(); },
+       [](auto& v) { return torch::matmul(v[0], v[1]).sigmoid(); }},
+      {"views and joins", {{4, 3}},
+       [](auto& v) { return ember::cat({v[0].t().slice(1, 0, 4, 2), v[0].narrow(0, 1, 3)}, 1).cumsum(0); },
+       [](auto& v) { return torch::cat({v[0].t().slice(1, 0, 4, 2), v[0].narrow(0, 1, 3)}, 1).cumsum(0); }},
+      {"linear", {{2, 3}, {4, 3}, {4}},
+       [](auto& v) { return ember::linear(v[0], v[1], v[2]).relu(); },
+       [](auto& v) { return torch::nn::functional::linear(v[0], v[1], v[2]).relu(); }},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    std::vector<ember::Tensor> ein;
+    std::vector<torch::Tensor> tin;
+    for (const auto& s : c.shapes) {
+      Pair p = make(s, ember::kDouble, -1, 1);
+      ein.push_back(p.e.requires_grad_());
+      tin.push_back(p.t.requires_grad_());
+    }
+    ember::Tensor ey = c.e(ein);
+    torch::Tensor ty = c.t(tin);
+    CHECK(ey.grad_fn()->name() == ty.grad_fn()->name());
+    Pair w = make(ey.sizes().vec(), ember::kDouble);
+    (ey * w.e).sum().backward();
+    (ty * w.t).sum().backward();
+    for (size_t i = 0; i < ein.size(); ++i) check_same(ein[i].grad(), tin[i].grad(), 1e-9);
+  }
+}

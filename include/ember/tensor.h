@@ -2,8 +2,10 @@
 /// Tensor: a reference-counted handle to a TensorImpl, mirroring torch::Tensor.
 /// Copying a Tensor shares its data; views share storage; ops return new tensors.
 
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -24,6 +26,9 @@ class Stream;
 }
 namespace indexing {
 class TensorIndex;
+}
+namespace autograd {
+struct Node;
 }
 
 class EMBER_API Tensor {
@@ -273,6 +278,27 @@ class EMBER_API Tensor {
 
   Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
                  bool equal_nan = false) const;
+  // ---- autograd (API.md section 9; lib/autograd)
+  Tensor& requires_grad_(bool requires_grad = true);
+  bool requires_grad() const;
+  bool is_leaf() const;
+  /// Undefined until a backward reaches this tensor (or, for a non-leaf, without retain_grad).
+  const Tensor& grad() const;
+  Tensor& mutable_grad();
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  int64_t output_nr() const;
+  /// The storage's version counter: bumped by every in-place write through any view.
+  uint32_t _version() const;
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {},
+                bool create_graph = false) const;
+  Tensor detach() const;
+  Tensor& detach_();
+  void retain_grad() const;
+  bool retains_grad() const;
+  /// The hook sees this tensor's gradient; a defined result replaces it.
+  unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  void remove_hook(unsigned id) const;
+
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
                 bool equal_nan = false) const;
   bool equal(const Tensor& other) const;

@@ -14,6 +14,12 @@
 
 namespace ember {
 
+namespace autograd {
+struct AutogradMeta;
+/// Frees a tensor's autograd metadata (out of line: only tensors that touched autograd have one).
+EMBER_API void destroy_autograd_meta(AutogradMeta* meta) noexcept;
+}  // namespace autograd
+
 /// Frees a storage's memory: called once with the context and the data pointer.
 using DataDeleter = void (*)(void* context, void* data);
 
@@ -31,6 +37,9 @@ struct EMBER_API StorageImpl {
   static void operator delete(void* p);
 
   std::atomic<int32_t> refcount_{1};
+  /// Version counter shared by every view of this storage: bumped by each in-place write
+  /// so that autograd can tell a saved tensor was modified (Note [Autograd]).
+  std::atomic<uint32_t> version_{0};
   void* data_;
   size_t nbytes_;
   Device device_;
@@ -71,6 +80,9 @@ struct EMBER_API TensorImpl {
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes);
   TensorImpl(const TensorImpl&) = delete;
   TensorImpl& operator=(const TensorImpl&) = delete;
+  ~TensorImpl() {
+    if (__builtin_expect(autograd_meta_ != nullptr, 0)) autograd::destroy_autograd_meta(autograd_meta_);
+  }
   /// Recycled through a small per-thread free list: every op makes one of these.
   static void* operator new(size_t bytes);
   static void operator delete(void* p);
@@ -89,6 +101,8 @@ struct EMBER_API TensorImpl {
   int64_t numel_ = 1;
   ScalarType dtype_;
   bool is_contiguous_ = true;
+  /// Grad, grad_fn and hooks; null for a tensor that never touched autograd.
+  autograd::AutogradMeta* autograd_meta_ = nullptr;
 };
 
 }  // namespace ember

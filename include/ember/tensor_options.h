@@ -43,7 +43,7 @@ class TensorOptions {
     return r;
   }
   TensorOptions device(DeviceType t, int index) const { return device(Device(t, index)); }
-  /// Accepted for source compatibility; ember has no autograd.
+  /// The created tensor is a leaf that requires grad.
   TensorOptions requires_grad(bool r) const {
     TensorOptions o = *this;
     o.requires_grad_ = r;

@@ -2,6 +2,7 @@
 // Across devices a contiguous buffer is copied by the backend of the non-CPU side.
 #include <cstring>
 
+#include "autograd/grad_ops.h"
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
 #include "iter/overlap.h"
@@ -50,6 +51,7 @@ Tensor move_to_device(const Tensor& t, DeviceEntry& dst, bool non_blocking) {
 
 Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy) const {
   EMBER_CHECK_ARG(defined(), "to: undefined tensor");
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::to(*this, device, dtype, non_blocking, copy);
   detail::DeviceEntry& dst = detail::existing_device(device, "to");
   if (dst.device == this->device() && dtype == this->dtype() && !copy) return *this;
   Tensor t = *this;
@@ -88,6 +90,7 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::clone() const {
   EMBER_CHECK_ARG(defined(), "clone: undefined tensor");
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::clone(*this);
   Tensor out = detail::empty_on(sizes(), dtype(), device());
   detail::copy_same_device(out, *this);
   return out;
@@ -100,6 +103,10 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
                        sizes() == src.sizes() && strides() == src.strides() && dtype() == src.dtype()))
     return *this;
   detail::check_no_copy_overlap(*this, src);
+  if (__builtin_expect((autograd::detail::has_meta(*this) || autograd::detail::has_meta(src)) && GradMode::is_enabled(), 0)) {
+    autograd::detail::copy_(*this, src, non_blocking);
+    return *this;
+  }
   Tensor s = src;
   if (s.device() != device()) {
     detail::DeviceEntry* dst = detail::find_device(device());
@@ -107,6 +114,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     s = detail::move_to_device(s, *dst, non_blocking);
   }
   detail::copy_same_device(*this, s);
+  storage()->version_.fetch_add(1, std::memory_order_relaxed);
   return *this;
 }
 

@@ -21,13 +21,19 @@ namespace {
 
 DeviceEntry& creation_device(const TensorOptions& o, Op op) { return detail::place_creation(o, op); }
 
+// TensorOptions::requires_grad: the new tensor is a leaf that requires grad.
+Tensor with_grad(Tensor t, const TensorOptions& o) {
+  if (__builtin_expect(o.requires_grad(), 0)) t.requires_grad_();
+  return t;
+}
+
 Tensor make_filled(IntArrayRef sizes, const Scalar& value, const TensorOptions& o, const char* what) {
   detail::check_sizes(sizes, what);
   DeviceEntry& dev = creation_device(o, Op::Fill);
   if (detail::g_log_placement.load(std::memory_order_relaxed)) detail::log_op(Op::Fill, dev);
   Tensor t = detail::empty_on(sizes, o.dtype(), dev);
   detail::fill_tensor(t, value);
-  return t;
+  return with_grad(std::move(t), o);
 }
 
 // Runs a nullary kernel (arange, random) over a fresh contiguous tensor.
@@ -44,7 +50,7 @@ Tensor run_generator(Op op, IntArrayRef sizes, const TensorOptions& o, const det
   args.offset = offset;
   detail::build_elementwise(args, t, nullptr, 0);
   if (args.numel) kernel(args);
-  return t;
+  return with_grad(std::move(t), o);
 }
 
 // Note [Random generator state]: one seed and a counter of elements drawn so far;
@@ -72,7 +78,7 @@ void manual_seed(uint64_t seed) {
 Tensor empty(IntArrayRef sizes, const TensorOptions& o) {
   detail::check_sizes(sizes, "empty");
   DeviceEntry& dev = creation_device(o, Op::Fill);
-  return detail::empty_on(sizes, o.dtype(), dev);
+  return with_grad(detail::empty_on(sizes, o.dtype(), dev), o);
 }
 Tensor zeros(IntArrayRef sizes, const TensorOptions& o) { return make_filled(sizes, 0, o, "zeros"); }
 Tensor ones(IntArrayRef sizes, const TensorOptions& o) { return make_filled(sizes, 1, o, "ones"); }
@@ -193,14 +199,14 @@ Tensor tensor_from_data(const void* data, ScalarType src_type, IntArrayRef sizes
   if (dev.device.is_cpu()) {
     Tensor out = empty_on(sizes, o.dtype(), dev);
     copy_same_device(out, src);
-    return out;
+    return with_grad(std::move(out), o);
   }
   void* staging = std::malloc(std::max<size_t>(1, size_t(numel_of(sizes)) * element_size(o.dtype())));
   EMBER_CHECK(staging != nullptr, OutOfMemory, "tensor: could not allocate {} bytes of host staging memory",
               size_t(numel_of(sizes)) * element_size(o.dtype()));
   Tensor host = wrap(staging, o.dtype(), [](void*, void* p) { std::free(p); });
   copy_same_device(host, src);
-  return move_to_device(host, dev);
+  return with_grad(move_to_device(host, dev), o);
 }
 }  // namespace detail
 
@@ -221,7 +227,8 @@ Tensor blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<vo
   for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
   size_t nbytes = numel_of(sizes) ? size_t(extent) * element_size(o.dtype()) : 0;
   Storage storage = Storage::adopt(new StorageImpl(data, nbytes, d, deleter ? &delete_function : nullptr, deleter));
-  return Tensor(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), o.dtype(), sizes, strides, 0)));
+  return with_grad(
+      Tensor(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), o.dtype(), sizes, strides, 0))), o);
 }
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "autograd/hooks.h"
 #include "core/check.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/type_promotion.h"
@@ -61,6 +62,8 @@ Tensor output_for(Tensor* out, IntArrayRef shape, ScalarType dtype, DeviceEntry&
 
 void finish_output(Tensor* out, const Tensor& result, bool via_temp) {
   if (via_temp) copy_same_device(*out, result);
+  // In-place and out= writes bump the version autograd checks saved tensors against.
+  if (out) out->storage()->version_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void apply_params(ElementwiseArgs& args, const OpParams& p) {
@@ -99,6 +102,7 @@ KernelScalar kernel_scalar(const Scalar& s) {
 
 Tensor run_unary(Op op, const Tensor& x, ComputeType ct, const OpParams& p, Tensor* out) {
   check_defined(x, op, "the input");
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::unary(op, x, ct, p, out);
   const ScalarType compute = compute_type(x.dtype(), ct);
   const ScalarType out_dtype = ct == ComputeType::BoolOut ? kBool : compute;
   Tensor in = x;
@@ -160,18 +164,21 @@ Tensor binary_impl(Op op, Tensor (&ins)[2], const Scalar* scalar, int scalar_pos
 Tensor run_binary(Op op, const Tensor& a, const Tensor& b, ComputeType ct, const OpParams& p, Tensor* out) {
   check_defined(a, op, "the first input");
   check_defined(b, op, "the second input");
+  if (EMBER_GRAD_RECORDING2(a, b)) return autograd::detail::binary(op, &a, &b, nullptr, ct, p, out);
   Tensor ins[2] = {a, b};
   return binary_impl(op, ins, nullptr, 0, result_type(a, b), ct, p, out);
 }
 
 Tensor run_binary(Op op, const Tensor& a, const Scalar& b, ComputeType ct, const OpParams& p, Tensor* out) {
   check_defined(a, op, "the first input");
+  if (EMBER_GRAD_RECORDING(a)) return autograd::detail::binary(op, &a, nullptr, &b, ct, p, out);
   Tensor ins[2] = {a, Tensor()};
   return binary_impl(op, ins, &b, 1, result_type(a, b), ct, p, out);
 }
 
 Tensor run_binary(Op op, const Scalar& a, const Tensor& b, ComputeType ct, const OpParams& p, Tensor* out) {
   check_defined(b, op, "the second input");
+  if (EMBER_GRAD_RECORDING(b)) return autograd::detail::binary(op, nullptr, &b, &a, ct, p, out);
   Tensor ins[2] = {Tensor(), b};
   return binary_impl(op, ins, &a, 0, result_type(a, b), ct, p, out);
 }
@@ -179,6 +186,9 @@ Tensor run_binary(Op op, const Scalar& a, const Tensor& b, ComputeType ct, const
 Tensor run_ternary(Op op, const Tensor* inputs, const std::optional<Scalar>* scalars, ComputeType ct,
                    const OpParams& p) {
   // where's condition (input 0) keeps its own dtype; every other operand is promoted.
+  if (__builtin_expect((autograd::detail::has_meta(inputs[0]) || autograd::detail::has_meta(inputs[1]) ||
+                        autograd::detail::has_meta(inputs[2])) && GradMode::is_enabled(), 0))
+    return autograd::detail::ternary(op, inputs, scalars, ct, p);
   const bool is_where = op == Op::Where;
   ResultType rt;
   Tensor ins[3];

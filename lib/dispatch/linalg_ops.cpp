@@ -1,6 +1,8 @@
 // Matmul family front-end: torch.matmul's shape rules, then one MatmulArgs per call.
 // Operands whose strides BLAS can read (unit stride in rows or columns) are passed as
 // they are, transposed or not; anything else is made contiguous first.
+#include "autograd/grad_ops.h"
+#include "autograd/hooks.h"
 #include "core/check.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/type_promotion.h"
@@ -92,6 +94,7 @@ Prepared prepare(Op op, const char* name, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (EMBER_GRAD_RECORDING2(a, b)) return autograd::detail::mm(a, b);
   auto p = prepare(Op::MatMul, "mm", a, b);
   EMBER_CHECK_ARG(p.a.dim() == 2 && p.b.dim() == 2, "mm: expected 2-D tensors, but got {}-D and {}-D", p.a.dim(), p.b.dim());
   EMBER_CHECK_ARG(p.a.size(1) == p.b.size(0),
@@ -103,6 +106,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (EMBER_GRAD_RECORDING2(a, b)) return autograd::detail::bmm(a, b);
   auto p = prepare(Op::MatMul, "bmm", a, b);
   EMBER_CHECK_ARG(p.a.dim() == 3 && p.b.dim() == 3, "bmm: expected 3-D tensors, but got {}-D and {}-D", p.a.dim(), p.b.dim());
   EMBER_CHECK_ARG(p.a.size(0) == p.b.size(0) && p.a.size(2) == p.b.size(1),
@@ -114,6 +118,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& a, const Tensor& v) {
+  if (EMBER_GRAD_RECORDING2(a, v)) return autograd::detail::mv(a, v);
   EMBER_CHECK_ARG(a.defined() && v.defined() && a.dim() == 2 && v.dim() == 1,
                   "mv: expected a 2-D matrix and a 1-D vector, but got {}-D and {}-D", a.defined() ? a.dim() : -1,
                   v.defined() ? v.dim() : -1);
@@ -123,6 +128,7 @@ Tensor mv(const Tensor& a, const Tensor& v) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  if (EMBER_GRAD_RECORDING2(a, b)) return autograd::detail::dot(a, b);
   EMBER_CHECK_ARG(a.defined() && b.defined() && a.dim() == 1 && b.dim() == 1,
                   "dot: 1D tensors expected, but got {}D and {}D tensors", a.defined() ? a.dim() : -1,
                   b.defined() ? b.dim() : -1);
@@ -141,6 +147,9 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
   EMBER_CHECK_ARG(c.defined(), "addmm: undefined input");
+  if (__builtin_expect((autograd::detail::has_meta(c) || autograd::detail::has_meta(a) || autograd::detail::has_meta(b)) &&
+                           GradMode::is_enabled(), 0))
+    return autograd::detail::addmm(c, a, b, beta, alpha);
   auto p = prepare(Op::MatMul, "addmm", a, b);
   EMBER_CHECK_ARG(p.a.dim() == 2 && p.b.dim() == 2, "addmm: expected 2-D matrices, but got {}-D and {}-D", p.a.dim(),
                   p.b.dim());
@@ -163,6 +172,10 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& bias) {
   EMBER_CHECK_ARG(w.defined() && w.dim() == 2, "linear: weight must be a 2-D tensor");
+  // libtorch records a 2-D input with a bias as one addmm (AddmmBackward0).
+  if (x.defined() && x.dim() == 2 && bias.defined() && bias.dim() <= 1 && bias.dtype() == x.dtype() &&
+      (EMBER_GRAD_RECORDING2(x, w) || EMBER_GRAD_RECORDING(bias)))
+    return addmm(bias, x, w.t());
   Tensor y = matmul(x, w.t());
   return bias.defined() ? add(y, bias) : y;
 }
@@ -176,6 +189,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (da == 2 && db == 1) return mv(a, b);
   if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze(0);
   if (da == 2 && db == 2) return mm(a, b);
+  if (EMBER_GRAD_RECORDING2(a, b)) return autograd::detail::matmul_batched(a, b);
   // Batched: broadcast the batch dims, fold them into one, run bmm-style, unfold.
   Tensor A = da == 1 ? a.unsqueeze(0) : a;
   Tensor B = db == 1 ? b.unsqueeze(1) : b;
@@ -203,6 +217,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
   EMBER_CHECK_ARG(out.defined(), "matmul_out: undefined output");
+  if (EMBER_GRAD_RECORDING2(a, b) && (autograd::detail::requires_grad(a) || autograd::detail::requires_grad(b)))
+    autograd::detail::throw_out_requires_grad("matmul");
   // The 2-D case writes straight into a contiguous output of the right dtype and device,
   // unless out shares memory with an input (gemm would read what it has just written).
   if (a.defined() && b.defined() && a.dim() == 2 && b.dim() == 2 && out.numel() != 0 && out.is_contiguous() &&

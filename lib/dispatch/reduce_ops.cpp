@@ -5,6 +5,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "autograd/grad_ops.h"
 #include "core/check.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/type_promotion.h"
@@ -180,6 +181,7 @@ Tensor sum_like(Op op, const char* name, const Tensor& x, DimMask mask, bool kee
 }
 
 Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::mean(x, dims, keepdim, dtype);
   check_defined(x, "mean()");
   if (dtype)
     EMBER_CHECK_ARG(is_floating_point(*dtype),
@@ -218,6 +220,7 @@ std::tuple<Tensor, Tensor> extreme_dim(Op op, const char* name, const Tensor& x,
 }
 
 Tensor var_impl(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim, bool take_sqrt) {
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::var_std(x, dims, unbiased, keepdim, take_sqrt);
   const char* op = take_sqrt ? "std()" : "var()";
   check_defined(x, op);
   EMBER_CHECK_ARG(is_floating_point(x.dtype()),
@@ -231,6 +234,7 @@ Tensor var_impl(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim, 
 }
 
 Tensor norm_impl(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdim) {
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::norm(x, p, dims, keepdim);
   check_defined(x, "norm()");
   EMBER_CHECK_ARG(is_floating_point(x.dtype()),
                   "norm(): input dtype should be a floating point dtype, got {} instead", name(x.dtype()));
@@ -276,6 +280,7 @@ Tensor along_dim(Op op, const char* op_str, const Tensor& x, int64_t dim, Scalar
 }
 
 Tensor softmax_like(Op op, const char* op_str, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::softmax(x, dim, dtype, op == Op::LogSoftmax);
   check_defined(x, op_str);
   if (dtype)
     EMBER_CHECK_ARG(is_floating_point(*dtype), "{}: dtype must be a floating point dtype, got {}", op_str,
@@ -289,6 +294,7 @@ Tensor softmax_like(Op op, const char* op_str, const Tensor& x, int64_t dim, std
 Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) { return sum(x, IntArrayRef(), false, dtype); }
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined(x, "sum()");
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::sum(x, dims, keepdim, dtype);
   return sum_like(Op::Sum, "sum()", x, dim_mask(dims, x.dim(), "sum()"), keepdim, dtype);
 }
 Tensor mean(const Tensor& x, std::optional<ScalarType> dtype) { return mean_impl(x, {}, false, dtype); }
@@ -297,35 +303,43 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
 }
 Tensor prod(const Tensor& x, std::optional<ScalarType> dtype) {
   check_defined(x, "prod()");
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::prod(x, std::nullopt, false, dtype);
   return sum_like(Op::Prod, "prod()", x, all_dims(x.dim()), false, dtype);
 }
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined(x, "prod()");
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::prod(x, dim, keepdim, dtype);
   return sum_like(Op::Prod, "prod()", x, dim_mask(dim, x.dim(), "prod()"), keepdim, dtype);
 }
 
 // ---- max, min, amax, amin, argmax, argmin
 Tensor max(const Tensor& x) {
   check_defined(x, "max()");
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::amax_amin(true, "MaxBackward1", x, {}, false);
   return std::get<0>(extreme(Op::Max, "max()", x, all_dims(x.dim()), false, false, true, false));
 }
 std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::max_min_dim(true, x, dim, keepdim);
   return extreme_dim(Op::Max, "max()", x, dim, keepdim, true);
 }
 Tensor min(const Tensor& x) {
   check_defined(x, "min()");
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::amax_amin(false, "MinBackward1", x, {}, false);
   return std::get<0>(extreme(Op::Min, "min()", x, all_dims(x.dim()), false, false, true, false));
 }
 std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::max_min_dim(false, x, dim, keepdim);
   return extreme_dim(Op::Min, "min()", x, dim, keepdim, true);
 }
 Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
   check_defined(x, "amax()");
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::amax_amin(true, "AmaxBackward0", x, dims, keepdim);
   return std::get<0>(
       extreme(Op::Max, "amax()", x, dim_mask(dims, x.dim(), "amax()"), dims.size() > 0, keepdim, true, false));
 }
 Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
   check_defined(x, "amin()");
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::amax_amin(false, "AminBackward0", x, dims, keepdim);
   return std::get<0>(
       extreme(Op::Min, "amin()", x, dim_mask(dims, x.dim(), "amin()"), dims.size() > 0, keepdim, true, false));
 }
@@ -363,6 +377,7 @@ Tensor norm(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdim) {
 }
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
   check_defined(x, "logsumexp()");
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::logsumexp(x, dims, keepdim);
   const ScalarType t = detail::to_floating(x.dtype());  // integers give float32, as torch
   ReduceSpec s{Op::LogSumExp, "logsumexp()", dim_mask(dims, x.dim(), "logsumexp()"), keepdim, t, t};
   return std::get<0>(run_reduce(x, s));
@@ -395,6 +410,7 @@ Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype
 }
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   check_defined(x, "cumsum()");
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::cumsum(x, dim, dtype);
   return along_dim(Op::Cumsum, "cumsum()", x, dim, sum_dtype(x, dtype));
 }
 

@@ -1,4 +1,5 @@
 // Public unary elementwise ops (and clamp, where, lerp, addcmul, addcdiv) over run_unary / run_ternary.
+#include "autograd/grad_ops.h"
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/type_promotion.h"
@@ -165,7 +166,12 @@ Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
 }
 Tensor& Tensor::fill_(const Scalar& value) {
   EMBER_CHECK_ARG(defined(), "fill_: undefined tensor");
+  if (EMBER_GRAD_RECORDING(*this)) {
+    autograd::detail::fill_(*this, value);
+    return *this;
+  }
   detail::fill_tensor(*this, value);
+  storage()->version_.fetch_add(1, std::memory_order_relaxed);
   return *this;
 }
 Tensor& Tensor::zero_() { return fill_(0); }

@@ -2,6 +2,7 @@
 // (reshape and flatten copy only when no view can express the result, as in torch).
 #include <algorithm>
 
+#include "autograd/grad_ops.h"
 #include "core/check.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
@@ -89,6 +90,7 @@ void Tensor::throw_dim_out_of_range(int64_t d, const char* what) const {
 }
 
 Tensor Tensor::view(IntArrayRef shape) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::view(*this, shape, false);
   check_defined(*this, "view");
   SizesVector ns = infer_size(shape, numel(), "view");
   SizesVector st;
@@ -100,6 +102,7 @@ Tensor Tensor::view(IntArrayRef shape) const {
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::view(*this, shape, true);
   check_defined(*this, "reshape");
   SizesVector ns = infer_size(shape, numel(), "reshape");
   SizesVector st;
@@ -132,6 +135,7 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::transpose(*this, d0, d1);
   check_defined(*this, "transpose");
   if (dim() == 0) {  // only dims 0 and -1 name the (absent) dim of a 0-d tensor
     wrap_dim(d0, 0, "transpose");
@@ -149,10 +153,12 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
 Tensor Tensor::t() const {
   check_defined(*this, "t");
   EMBER_CHECK_ARG(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is {}D", dim());
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::transpose(*this, 0, dim() < 2 ? 0 : 1, "TBackward0");
   return dim() < 2 ? transpose(0, 0) : transpose(0, 1);
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::permute(*this, dims);
   check_defined(*this, "permute");
   EMBER_CHECK_ARG(int64_t(dims.size()) == dim(),
                   "permute: number of dims don't match in permute (got {} dims for a {}-D tensor)", dims.size(), dim());
@@ -169,6 +175,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
 }
 
 Tensor Tensor::squeeze() const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::squeeze(*this, std::nullopt);
   check_defined(*this, "squeeze");
   SizesVector sz, st;
   for (int64_t d = 0; d < dim(); ++d)
@@ -177,6 +184,7 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::squeeze(*this, d);
   check_defined(*this, "squeeze");
   d = wrap_dim(d, dim(), "squeeze");
   if (dim() == 0) return make_view(*this, sizes(), strides(), storage_offset());
@@ -188,6 +196,7 @@ Tensor Tensor::squeeze(int64_t d) const {
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::unsqueeze(*this, d);
   check_defined(*this, "unsqueeze");
   d = wrap_dim(d, dim() + 1, "unsqueeze");
   SizesVector sz(sizes()), st(strides());
@@ -198,6 +207,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
 }
 
 Tensor Tensor::expand(IntArrayRef shape) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::expand(*this, shape);
   check_defined(*this, "expand");
   EMBER_CHECK_ARG(int64_t(shape.size()) >= dim(),
                   "expand: the number of sizes provided ({}) must be greater or equal to the number of "
@@ -238,6 +248,7 @@ Tensor Tensor::expand_as(const Tensor& o) const {
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::slice(*this, d, start, end, step);
   check_defined(*this, "slice");
   EMBER_CHECK_ARG(dim() > 0, "slice: cannot be applied to a 0-dim tensor");
   d = wrap_dim(d, dim(), "slice");
@@ -267,6 +278,7 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::select(*this, d, index);
   check_defined(*this, "select");
   EMBER_CHECK_ARG(dim() > 0, "select: cannot be applied to a 0-dim tensor");
   d = wrap_dim(d, dim(), "select");
@@ -287,6 +299,7 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   EMBER_CHECK_ARG(split_size >= 0, "split: split_size must be non-negative, got {}", split_size);
   const int64_t n = size(d);
   EMBER_CHECK_ARG(split_size > 0 || n == 0, "split: split_size can only be 0 if dimension size is 0, got dimension size {}", n);
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::split(*this, split_size, d);
   std::vector<Tensor> out;
   if (n == 0) return {*this};
   for (int64_t s = 0; s < n; s += split_size) out.push_back(narrow(d, s, std::min(split_size, n - s)));
@@ -312,6 +325,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
   check_defined(*this, "unbind");
   EMBER_CHECK_ARG(dim() > 0, "unbind: dimension specified as {} but tensor has no dimensions", d);
   d = wrap_dim(d, dim(), "unbind");
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::unbind(*this, d);
   std::vector<Tensor> out;
   for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
   return out;

@@ -1,0 +1,117 @@
+// Custom differentiable ops (autograd::Function<T>): the wiring behind Function::apply
+// and AutogradContext (libtorch's CppNode and AutogradContext).
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "autograd/meta.h"
+#include "core/check.h"
+
+namespace ember::autograd {
+
+Tensor SavedValue::toTensor() const {
+  EMBER_CHECK_ARG(std::holds_alternative<Tensor>(v_), "saved_data: the value is not a Tensor");
+  return std::get<Tensor>(v_);
+}
+double SavedValue::toDouble() const {
+  EMBER_CHECK_ARG(std::holds_alternative<double>(v_), "saved_data: the value is not a double");
+  return std::get<double>(v_);
+}
+int64_t SavedValue::toInt() const {
+  EMBER_CHECK_ARG(std::holds_alternative<int64_t>(v_), "saved_data: the value is not an int");
+  return std::get<int64_t>(v_);
+}
+bool SavedValue::toBool() const {
+  EMBER_CHECK_ARG(std::holds_alternative<bool>(v_), "saved_data: the value is not a bool");
+  return std::get<bool>(v_);
+}
+
+variable_list AutogradContext::get_saved_variables() const {
+  auto node = node_.lock();
+  variable_list out;
+  if (!node) return to_save_;  // forward ran without recording
+  for (const SavedVariable& s : saved_) out.push_back(s.unpack(*node));
+  return out;
+}
+
+void AutogradContext::mark_dirty(const variable_list& inputs) {
+  for (const Tensor& t : inputs) dirty_.push_back(t.unsafe_impl());
+}
+
+void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
+  for (const Tensor& t : outputs) non_differentiable_.push_back(t.unsafe_impl());
+}
+
+bool AutogradContext::needs_input_grad(size_t i) const { return i < needs_input_grad_.size() && needs_input_grad_[i]; }
+
+namespace detail {
+
+void CustomNodeBase::release_variables() {
+  for (SavedVariable& s : ctx_.saved_) s.reset();
+}
+
+std::string custom_node_name(const char* mangled) {
+  int status = 0;
+  char* readable = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = "torch::autograd::CppNode<" + std::string(status == 0 && readable ? readable : mangled) + ">";
+  std::free(readable);
+  return name;
+}
+
+bool any_requires_grad(const std::vector<const Tensor*>& args) {
+  for (const Tensor* t : args)
+    if (requires_grad(*t)) return true;
+  return false;
+}
+
+void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const std::vector<const Tensor*>& args,
+                       const std::vector<int>& arg_index, variable_list& outputs, size_t num_args) {
+  AutogradContext& ctx = node->ctx_;
+  ctx.node_ = node;
+  ctx.needs_input_grad_.assign(num_args, false);
+  auto contains = [](const std::vector<const TensorImpl*>& v, const Tensor& t) {
+    return std::find(v.begin(), v.end(), t.unsafe_impl()) != v.end();
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Tensor& t = *args[i];
+    if (requires_grad(t)) {
+      node->next_edges_.push_back(gradient_edge(t));
+      node->input_meta_.push_back(input_meta(t));
+      ctx.needs_input_grad_[size_t(arg_index[i])] = true;
+    } else {
+      node->next_edges_.emplace_back();
+      node->input_meta_.emplace_back();
+    }
+    node->arg_of_edge_.push_back(arg_index[i]);
+    if (contains(ctx.dirty_, t)) check_inplace(t);
+  }
+  node->num_inputs_ = uint32_t(outputs.size());
+  if (!outputs.empty() && outputs[0].defined()) node->device_ = outputs[0].device();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Tensor& out = outputs[i];
+    if (!out.defined() || !is_floating_point(out.dtype()) || contains(ctx.non_differentiable_, out)) continue;
+    // An input returned unchanged (not marked dirty) comes back as a new alias, as libtorch's view.
+    for (const Tensor* a : args)
+      if (out.is_same(*a) && !contains(ctx.dirty_, out)) out = out.detach();
+    set_history(out, node, uint32_t(i));
+  }
+  for (const Tensor& t : ctx.to_save_) {
+    bool is_output = false;
+    for (const Tensor& o : outputs) is_output = is_output || (t.defined() && o.is_same(t));
+    ctx.saved_.emplace_back(t, is_output);
+  }
+  ctx.to_save_.clear();
+}
+
+variable_list pick_edge_grads(const CustomNodeBase& node, variable_list&& per_arg) {
+  variable_list out(node.next_edges_.size());
+  for (size_t e = 0; e < out.size(); ++e) {
+    const size_t arg = size_t(node.arg_of_edge_[e]);
+    if (arg < per_arg.size()) out[e] = std::move(per_arg[arg]);
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace ember::autograd

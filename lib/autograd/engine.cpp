@@ -1,0 +1,232 @@
+// The backward engine: runs the nodes reachable from the roots in dependency order on
+// the calling thread (Note [Autograd]). All state of one pass lives in a GraphTask on
+// this thread's stack, so independent graphs may run backward from several threads.
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+
+#include "autograd/accumulate_grad.h"
+#include "autograd/node.h"
+#include "core/check.h"
+#include "ember/ops.h"
+#include "iter/elementwise_iter.h"
+#include "tensor/tensor_factory.h"
+
+namespace ember::autograd {
+
+namespace {
+
+struct NodeState {
+  int pending = 0;           // gradients still to arrive from other nodes
+  variable_list buffer;      // one slot per input of the node
+  bool needed = true;        // grad(): the node leads to an input we capture
+};
+
+struct Capture {
+  Node* fn;
+  uint32_t nr;
+  size_t index;
+};
+
+struct ByOrder {
+  bool operator()(const Node* a, const Node* b) const { return a->sequence_nr_ < b->sequence_nr_; }
+};
+
+// The gradient as the forward input was: summed over broadcast dims, in its dtype, on its device.
+Tensor shape_like_input(Tensor g, const InputMeta& m, const Node& node, size_t i) {
+  if (g.sizes() != m.sizes.ref()) {
+    EMBER_CHECK_ARG(ember::detail::broadcast_shapes(m.sizes.ref(), g.sizes(), "backward") == g.sizes(),
+                    "Function {} returned an invalid gradient at index {} - got {} but expected shape "
+                    "compatible with {}",
+                    node.name(), i, ember::detail::shape_str(g.sizes()), ember::detail::shape_str(m.sizes.ref()));
+    g = sum_to(g, m.sizes.ref());
+  }
+  if (g.dtype() != m.dtype || g.device() != m.device) g = g.to(m.device, m.dtype);
+  return g;
+}
+
+void accumulate(Tensor& slot, Tensor g) {
+  if (!slot.defined()) slot = std::move(g);
+  else slot = slot + g;
+}
+
+void run_hooks(Node& node, variable_list& inputs) {
+  for (const Node::PreHook& h : node.pre_hooks_) {
+    Tensor& g = inputs[h.nr];
+    if (!g.defined()) continue;
+    Tensor r = h.fn(g);
+    if (r.defined()) g = r;
+  }
+}
+
+// Runs the pass; with captures (grad()), stops at the captured edges and returns their gradients.
+variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, bool keep_graph, bool create_graph,
+                      const std::vector<Edge>* inputs) {
+  std::unordered_map<Node*, NodeState> state;
+  state.reserve(16);
+  std::vector<Node*> order;  // discovery order
+  std::vector<Node*> stack;
+  for (const Edge& e : roots) {
+    Node* n = e.function.get();
+    if (state.emplace(n, NodeState{}).second) {
+      stack.push_back(n);
+      order.push_back(n);
+    }
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge& e : n->next_edges_) {
+      if (!e.is_valid()) continue;
+      Node* c = e.function.get();
+      auto [it, fresh] = state.emplace(c, NodeState{});
+      ++it->second.pending;
+      if (fresh) {
+        stack.push_back(c);
+        order.push_back(c);
+      }
+    }
+  }
+  for (Node* n : order) state[n].buffer.resize(n->num_inputs_);
+
+  std::vector<Capture> captures;
+  variable_list captured;
+  if (inputs) {
+    captured.resize(inputs->size());
+    std::unordered_map<Node*, bool> target;
+    for (size_t i = 0; i < inputs->size(); ++i) {
+      Node* fn = (*inputs)[i].function.get();
+      captures.push_back({fn, (*inputs)[i].input_nr, i});
+      target[fn] = true;
+    }
+    // A node runs only when some captured edge lies below it: a fixed point over the graph.
+    for (Node* n : order) state[n].needed = false;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        NodeState& s = state[*it];
+        if (s.needed) continue;
+        for (const Edge& e : (*it)->next_edges_)
+          if (e.is_valid() && (target.count(e.function.get()) || state[e.function.get()].needed)) {
+            s.needed = true;
+            changed = true;
+            break;
+          }
+      }
+    }
+  }
+
+  for (size_t i = 0; i < roots.size(); ++i) accumulate(state[roots[i].function.get()].buffer[roots[i].input_nr], root_grads[i]);
+
+  std::priority_queue<Node*, std::vector<Node*>, ByOrder> ready;
+  for (Node* n : order)
+    if (state[n].pending == 0) ready.push(n);
+
+  AutoGradMode mode(create_graph);
+  while (!ready.empty()) {
+    Node* node = ready.top();
+    ready.pop();
+    NodeState& s = state[node];
+    variable_list in = std::move(s.buffer);
+    if (!node->pre_hooks_.empty()) run_hooks(*node, in);
+    for (const Capture& c : captures)
+      if (c.fn == node && in[c.nr].defined()) {
+        if (captured[c.index].defined()) captured[c.index] = captured[c.index] + in[c.nr];
+        else captured[c.index] = in[c.nr];
+      }
+    if (!s.needed) {
+      // Not on the way to a captured input: its children still wait for nothing from it.
+      for (const Edge& e : node->next_edges_)
+        if (e.is_valid() && --state[e.function.get()].pending == 0) ready.push(e.function.get());
+      continue;
+    }
+    variable_list out;
+    {
+      DeviceScope scope(node->device_);
+      out = node->apply(std::move(in));
+    }
+    if (!keep_graph) node->release_variables();
+    for (size_t i = 0; i < node->next_edges_.size(); ++i) {
+      const Edge& e = node->next_edges_[i];
+      if (!e.is_valid()) continue;
+      NodeState& cs = state[e.function.get()];
+      if (i < out.size() && out[i].defined()) {
+        DeviceScope scope(node->input_meta_[i].device);
+        accumulate(cs.buffer[e.input_nr], shape_like_input(std::move(out[i]), node->input_meta_[i], *node, i));
+      }
+      if (--cs.pending == 0) ready.push(e.function.get());
+    }
+  }
+  return captured;
+}
+
+// Roots and their seed gradients: ones for a scalar output, else the caller's gradient.
+void prepare_roots(const variable_list& outputs, const variable_list& grad_outputs, std::vector<Edge>& roots,
+                   variable_list& grads) {
+  EMBER_CHECK_ARG(grad_outputs.empty() || grad_outputs.size() == outputs.size(),
+                  "grad_tensors: got {} tensors and {} gradients", outputs.size(), grad_outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& t = outputs[i];
+    EMBER_CHECK_ARG(t.defined() && detail::requires_grad(t),
+                    "element {} of tensors does not require grad and does not have a grad_fn", i);
+    roots.push_back(detail::gradient_edge(t));
+    Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
+    if (!g.defined()) {
+      EMBER_CHECK_ARG(t.numel() == 1, "grad can be implicitly created only for scalar outputs");
+      g = ones_like(t);
+    } else {
+      EMBER_CHECK_ARG(g.sizes() == t.sizes(),
+                      "Mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has a shape of {}.", i,
+                      ember::detail::shape_str(g.sizes()), i, ember::detail::shape_str(t.sizes()));
+    }
+    grads.push_back(g);
+  }
+}
+
+}  // namespace
+
+void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
+              bool create_graph) {
+  std::vector<Edge> roots;
+  variable_list grads;
+  prepare_roots(tensors, grad_tensors, roots, grads);
+  execute(roots, std::move(grads), retain_graph.value_or(create_graph), create_graph, nullptr);
+}
+
+variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
+                   std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  std::vector<Edge> roots;
+  variable_list grads;
+  prepare_roots(outputs, grad_outputs, roots, grads);
+  std::vector<Edge> edges;
+  for (const Tensor& t : inputs) {
+    EMBER_CHECK_ARG(t.defined() && detail::requires_grad(t), "One of the differentiated Tensors does not require grad");
+    edges.push_back(detail::gradient_edge(t));
+  }
+  variable_list result = execute(roots, std::move(grads), retain_graph.value_or(create_graph), create_graph, &edges);
+  for (size_t i = 0; i < result.size(); ++i) {
+    EMBER_CHECK_ARG(result[i].defined() || allow_unused,
+                    "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                    "allow_unused=True if this is the desired behavior.");
+    // A leaf's captured gradient is what AccumulateGrad would have received: shape it the same way.
+    if (result[i].defined() && result[i].sizes() != inputs[i].sizes()) result[i] = sum_to(result[i], inputs[i].sizes());
+  }
+  return result;
+}
+
+}  // namespace ember::autograd
+
+namespace ember::autograd {
+
+Tensor sum_to(const Tensor& g, IntArrayRef sizes) {
+  if (g.sizes() == sizes) return g;
+  const int64_t lead = g.dim() - int64_t(sizes.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] == 1 && g.size(lead + int64_t(i)) != 1) dims.push_back(lead + int64_t(i));
+  Tensor r = dims.empty() ? g : ember::sum(g, dims, true);
+  return r.sizes() == sizes ? r : r.reshape(sizes);
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,201 @@
+// Backward formulas of the binary and ternary elementwise ops (add ... atan2, where, lerp,
+// addcmul, addcdiv). Broadcasting and type promotion are undone by the engine, which sums
+// each gradient back to its input's shape and casts it to the input's dtype.
+#include <cmath>
+
+#include "autograd/hooks.h"
+#include "autograd/node.h"
+#include "ember/ops.h"
+
+namespace ember::autograd::detail {
+
+namespace {
+
+using G = variable_list;
+using N = FormulaNode;
+
+// Whether op's formula reads its first input (so an in-place form must copy it first).
+bool reads_self(Op op) {
+  switch (op) {
+    case Op::Mul: case Op::Div: case Op::Pow: case Op::Maximum: case Op::Minimum: case Op::Atan2:
+    case Op::Remainder:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Tensor max_min_grad(const Tensor& g, const Tensor& self, const Tensor& other, bool self_wins_when_greater) {
+  Tensor wins = self_wins_when_greater ? gt(self, other) : lt(self, other);
+  return where(eq(self, other), g / 2, where(wins, g, 0.0));
+}
+
+// The node for op on (a, b) where one side may be the number s (a or b undefined).
+std::shared_ptr<FormulaNode> make(Op op, const Tensor& a, const Tensor& b, std::optional<double> s, Tensor& y,
+                                  const OpParams& p) {
+  const Tensor* ia = a.defined() ? &a : nullptr;
+  const Tensor* ib = b.defined() ? &b : nullptr;
+  const bool scalar = s.has_value();
+  const double alpha = p.param[0].f;
+  switch (op) {
+    case Op::Add:
+      return record(scalar ? "AddBackward1" : "AddBackward0", {ia, ib}, {&y}, [alpha](N& n, G& g) -> G {
+        return {g[0], n.needs(1) ? (alpha == 1 ? g[0] : g[0] * alpha) : Tensor()};
+      });
+    case Op::Sub:
+      return record(scalar && ia ? "SubBackward1" : scalar ? "RsubBackward1" : "SubBackward0", {ia, ib}, {&y},
+                    [alpha](N& n, G& g) -> G { return {g[0], n.needs(1) ? g[0] * -alpha : Tensor()}; });
+    case Op::Mul:
+      return record(scalar ? "MulBackward1" : "MulBackward0", {ia, ib}, {&y}, [s](N& n, G& g) -> G {
+        Tensor ga, gb;
+        if (n.needs(0)) ga = s ? g[0] * *s : g[0] * n.saved(1);
+        if (n.needs(1)) gb = s ? g[0] * *s : g[0] * n.saved(0);
+        return {ga, gb};
+      });
+    case Op::Div:
+      return record(scalar && ia ? "DivBackward1" : "DivBackward0", {ia, ib}, {&y}, [s](N& n, G& g) -> G {
+        Tensor ga, gb;
+        if (n.needs(0)) ga = s ? g[0] / *s : g[0] / n.saved(1);
+        if (n.needs(1)) {
+          Tensor d = n.saved(1);
+          gb = -g[0] * (s ? full_like(d, *s) : n.saved(0)) / (d * d);
+        }
+        return {ga, gb};
+      });
+    case Op::Pow:
+      if (scalar && ia)
+        return record("PowBackward0", {ia, ib}, {&y}, [e = *s](N& n, G& g) -> G {
+          if (e == 0) return {zeros_like(g[0])};
+          return {g[0] * (pow(n.saved(0), e - 1) * e)};
+        });
+      return record(scalar ? "PowBackward2" : "PowBackward1", {ia, ib}, {&y}, [s](N& n, G& g) -> G {
+        Tensor ga, gb;
+        Tensor out = n.saved(2);
+        if (n.needs(0)) {
+          Tensor base = n.saved(0), e = n.saved(1);
+          ga = g[0] * e * pow(base, e - 1);
+        }
+        if (n.needs(1)) {
+          if (s) {
+            gb = g[0] * out * std::log(*s);
+          } else {
+            Tensor base = n.saved(0), e = n.saved(1);
+            // 0 ** e for e >= 0 has no log term (libtorch masks it the same way).
+            gb = where(logical_and(eq(base, 0), ge(e, 0)), zeros_like(out), g[0] * out * log(base));
+          }
+        }
+        return {ga, gb};
+      });
+    case Op::Maximum: case Op::Minimum: {
+      const bool is_max = op == Op::Maximum;
+      return record(is_max ? "MaximumBackward0" : "MinimumBackward0", {ia, ib}, {&y}, [is_max](N& n, G& g) -> G {
+        Tensor x = n.saved(0), o = n.saved(1);
+        return {n.needs(0) ? max_min_grad(g[0], x, o, is_max) : Tensor(),
+                n.needs(1) ? max_min_grad(g[0], o, x, is_max) : Tensor()};
+      });
+    }
+    case Op::Atan2:
+      return record("Atan2Backward0", {ia, ib}, {&y}, [](N& n, G& g) -> G {
+        Tensor x = n.saved(0), o = n.saved(1);
+        Tensor r = x * x + o * o;
+        return {n.needs(0) ? g[0] * o / r : Tensor(), n.needs(1) ? g[0] * -x / r : Tensor()};
+      });
+    case Op::Remainder:
+      return record(scalar && ia ? "RemainderBackward1" : "RemainderBackward0", {ia, ib}, {&y},
+                    [s](N& n, G& g) -> G {
+                      Tensor gb;
+                      if (n.needs(1)) {
+                        Tensor o = n.saved(1);
+                        gb = -g[0] * floor((s ? full_like(o, *s) : n.saved(0)) / o);
+                      }
+                      return {g[0], gb};
+                    });
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+Tensor binary(Op op, const Tensor* a, const Tensor* b, const Scalar* s, ComputeType ct, const OpParams& p,
+              Tensor* out) {
+  auto forward = [&] {
+    NoGradGuard no_grad;
+    if (!a) return ember::detail::run_binary(op, *s, *b, ct, p, out);
+    if (!b) return ember::detail::run_binary(op, *a, *s, ct, p, out);
+    return ember::detail::run_binary(op, *a, *b, ct, p, out);
+  };
+  const Tensor ta = a ? *a : Tensor(), tb = b ? *b : Tensor();
+  if (!(requires_grad(ta) || requires_grad(tb)) || ct == ComputeType::BoolOut) {
+    if (out) check_inplace(*out);
+    return forward();
+  }
+  if (out && !(a && out->is_same(*a))) throw_out_requires_grad(lower_op_name(op).c_str());
+  if (out) check_inplace(*out);
+  const Tensor self = out && reads_self(op) ? ta.clone() : ta;
+  Tensor y = forward();
+  if (!is_floating_point(y.dtype())) return y;
+  std::optional<double> sv;
+  if (s) sv = s->to_double();
+  auto node = make(op, self, tb, sv, y, p);
+  if (!node) return y;
+  if (self.defined()) node->saved_[0] = SavedVariable(self, false);
+  if (tb.defined()) node->saved_[1] = SavedVariable(tb, false);
+  if (op == Op::Pow && !(s && a)) node->saved_[2] = SavedVariable(y, true);
+  if (out) rebase_view(y, node);
+  return y;
+}
+
+Tensor ternary(Op op, const Tensor* inputs, const std::optional<Scalar>* scalars, ComputeType ct, const OpParams& p) {
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = ember::detail::run_ternary(op, inputs, scalars, ct, p);
+  }
+  const Tensor *i0 = scalars[0] ? nullptr : &inputs[0], *i1 = scalars[1] ? nullptr : &inputs[1],
+               *i2 = scalars[2] ? nullptr : &inputs[2];
+  if (!any_requires_grad({i0, i1, i2}) || !is_floating_point(y.dtype())) return y;
+  std::shared_ptr<FormulaNode> node;
+  const double v = p.param[0].f;
+  switch (op) {
+    case Op::Where:
+      node = record("WhereBackward0", {nullptr, i1, i2}, {&y}, [](N& n, G& g) -> G {
+        Tensor c = n.saved(0);
+        return {Tensor(), n.needs(1) ? where(c, g[0], 0.0) : Tensor(), n.needs(2) ? where(c, 0.0, g[0]) : Tensor()};
+      });
+      break;
+    case Op::Lerp:
+      if (scalars[2]) {
+        const double w = scalars[2]->to_double();
+        node = record("LerpBackward0", {i0, i1, nullptr}, {&y}, [w](N&, G& g) -> G {
+          return {g[0] * (1 - w), g[0] * w, Tensor()};
+        });
+      } else {
+        node = record("LerpBackward1", {i0, i1, i2}, {&y}, [](N& n, G& g) -> G {
+          Tensor w = n.saved(2);
+          return {n.needs(0) ? g[0] * (1 - w) : Tensor(), n.needs(1) ? g[0] * w : Tensor(),
+                  n.needs(2) ? g[0] * (n.saved(1) - n.saved(0)) : Tensor()};
+        });
+      }
+      break;
+    case Op::Addcmul:
+      node = record("AddcmulBackward0", {i0, i1, i2}, {&y}, [v](N& n, G& g) -> G {
+        return {g[0], n.needs(1) ? g[0] * n.saved(2) * v : Tensor(), n.needs(2) ? g[0] * n.saved(1) * v : Tensor()};
+      });
+      break;
+    case Op::Addcdiv:
+      node = record("AddcdivBackward0", {i0, i1, i2}, {&y}, [v](N& n, G& g) -> G {
+        Tensor t2 = n.saved(2);
+        return {g[0], n.needs(1) ? g[0] * v / t2 : Tensor(),
+                n.needs(2) ? -g[0] * v * n.saved(1) / (t2 * t2) : Tensor()};
+      });
+      break;
+    default:
+      return y;
+  }
+  for (int i = 0; i < 3; ++i)
+    if (!scalars[i]) node->saved_[size_t(i)] = SavedVariable(inputs[i], false);
+  return y;
+}
+
+}  // namespace ember::autograd::detail

@@ -1,0 +1,132 @@
+// Backward formulas of the unary elementwise ops (exp, tanh, clamp, ...): one line each,
+// in ordinary ember ops, so create_graph differentiates them again.
+#include <cctype>
+#include <cmath>
+
+#include "autograd/hooks.h"
+#include "autograd/node.h"
+#include "ember/ops.h"
+
+namespace ember::autograd::detail {
+
+namespace {
+
+enum class Uses : uint8_t { None, Input, Output };
+
+Uses uses(Op op) {
+  switch (op) {
+    case Op::Exp: case Op::Expm1: case Op::Sqrt: case Op::Rsqrt: case Op::Tan: case Op::Tanh:
+    case Op::Sigmoid: case Op::Relu: case Op::Reciprocal:
+      return Uses::Output;
+    case Op::Abs: case Op::Log: case Op::Log1p: case Op::Square: case Op::Sin: case Op::Cos:
+    case Op::Gelu: case Op::Clamp:
+      return Uses::Input;
+    default:
+      return Uses::None;
+  }
+}
+
+using G = variable_list;
+using N = FormulaNode;
+
+// The formula and libtorch's node name for op; `p` carries clamp's bounds.
+std::shared_ptr<FormulaNode> make(Op op, const Tensor& x, Tensor& y, const OpParams& p) {
+  const Tensor* in = &x;
+  switch (op) {
+    case Op::Neg: return record("NegBackward0", {in}, {&y}, [](N&, G& g) -> G { return {neg(g[0])}; });
+    case Op::Abs: return record("AbsBackward0", {in}, {&y}, [](N& n, G& g) -> G { return {g[0] * sign(n.saved(0))}; });
+    case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round: case Op::Trunc: {
+      static const char* names[] = {"SignBackward0", "FloorBackward0", "CeilBackward0", "RoundBackward0",
+                                    "TruncBackward0"};
+      const int k = op == Op::Sign ? 0 : op == Op::Floor ? 1 : op == Op::Ceil ? 2 : op == Op::Round ? 3 : 4;
+      return record(names[k], {in}, {&y}, [](N&, G& g) -> G { return {zeros_like(g[0])}; });
+    }
+    case Op::Exp: return record("ExpBackward0", {in}, {&y}, [](N& n, G& g) -> G { return {g[0] * n.saved(0)}; });
+    case Op::Log: return record("LogBackward0", {in}, {&y}, [](N& n, G& g) -> G { return {g[0] / n.saved(0)}; });
+    case Op::Log1p:
+      return record("Log1PBackward0", {in}, {&y}, [](N& n, G& g) -> G { return {g[0] / (n.saved(0) + 1)}; });
+    case Op::Expm1:
+      return record("Expm1Backward0", {in}, {&y}, [](N& n, G& g) -> G { return {g[0] * (n.saved(0) + 1)}; });
+    case Op::Sqrt:
+      return record("SqrtBackward0", {in}, {&y}, [](N& n, G& g) -> G { return {g[0] / (2 * n.saved(0))}; });
+    case Op::Rsqrt:
+      return record("RsqrtBackward0", {in}, {&y},
+                    [](N& n, G& g) -> G { return {g[0] * pow(n.saved(0), 3) * -0.5}; });
+    case Op::Square:
+      return record("PowBackward0", {in}, {&y}, [](N& n, G& g) -> G { return {g[0] * (2 * n.saved(0))}; });
+    case Op::Sin: return record("SinBackward0", {in}, {&y}, [](N& n, G& g) -> G { return {g[0] * cos(n.saved(0))}; });
+    case Op::Cos:
+      return record("CosBackward0", {in}, {&y}, [](N& n, G& g) -> G { return {g[0] * -sin(n.saved(0))}; });
+    case Op::Tan: return record("TanBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        Tensor t = n.saved(0);
+        return {g[0] * (t * t + 1)};
+      });
+    case Op::Tanh: return record("TanhBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        Tensor t = n.saved(0);
+        return {g[0] * (1 - t * t)};
+      });
+    case Op::Sigmoid: return record("SigmoidBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        Tensor s = n.saved(0);
+        return {g[0] * (s * (1 - s))};
+      });
+    case Op::Relu:
+      return record("ReluBackward0", {in}, {&y}, [](N& n, G& g) -> G { return {where(n.saved(0) > 0, g[0], 0.0)}; });
+    case Op::Gelu: return record("GeluBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi = gelu(x)/x (1/2 at 0), as ember has no erf op.
+        Tensor v = n.saved(0);
+        Tensor cdf = where(v == 0, full_like(v, 0.5), gelu(v) / where(v == 0, ones_like(v), v));
+        Tensor pdf = exp(v * v * -0.5) * (1.0 / std::sqrt(2.0 * M_PI));
+        return {g[0] * (cdf + v * pdf)};
+      });
+    case Op::Reciprocal: return record("ReciprocalBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        Tensor r = n.saved(0);
+        return {g[0] * -(r * r)};
+      });
+    case Op::Clamp: {
+      const std::optional<double> lo = p.has_param[0] ? std::optional<double>(p.param[0].f) : std::nullopt;
+      const std::optional<double> hi = p.has_param[1] ? std::optional<double>(p.param[1].f) : std::nullopt;
+      const char* name = lo && hi ? "ClampBackward1" : lo ? "ClampMinBackward0" : "ClampMaxBackward0";
+      return record(name, {in}, {&y}, [lo, hi](N& n, G& g) -> G {
+        Tensor v = n.saved(0);
+        Tensor keep = lo ? ge(v, *lo) : ones_like(v, kBool);
+        if (hi) keep = logical_and(keep, le(v, *hi));
+        return {where(keep, g[0], 0.0)};
+      });
+    }
+    case Op::Copy: return record("ToCopyBackward0", {in}, {&y}, [](N&, G& g) -> G { return {g[0]}; });
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+std::string lower_op_name(Op op) {
+  std::string s = op_name(op);
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Tensor unary(Op op, const Tensor& x, ComputeType ct, const OpParams& p, Tensor* out) {
+  if (!requires_grad(x) || ct == ComputeType::BoolOut) {
+    NoGradGuard no_grad;
+    return ember::detail::run_unary(op, x, ct, p, out);
+  }
+  if (out && !out->is_same(x)) throw_out_requires_grad(lower_op_name(op).c_str());
+  if (out) check_inplace(x);
+  // An in-place op overwrites its input: keep a (recorded) copy when the formula reads it.
+  const Tensor self = out && uses(op) == Uses::Input ? x.clone() : x;
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = ember::detail::run_unary(op, x, ct, p, out);
+  }
+  if (!is_floating_point(y.dtype())) return y;
+  auto node = make(op, self, y, p);
+  if (!node) return y;
+  if (uses(op) == Uses::Input) node->saved_[0] = SavedVariable(self, false);
+  if (uses(op) == Uses::Output) node->saved_[0] = SavedVariable(y, true);
+  if (out) rebase_view(y, node);
+  return y;
+}
+
+}  // namespace ember::autograd::detail

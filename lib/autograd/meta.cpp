@@ -1,0 +1,229 @@
+// GradMode, AutogradMeta's lifetime, saved variables and the leaf accumulator.
+#include "autograd/meta.h"
+
+#include "autograd/accumulate_grad.h"
+#include "autograd/node.h"
+#include "core/check.h"
+#include "ember/ops.h"
+#include "tensor/tensor_factory.h"
+
+namespace ember {
+
+namespace {
+thread_local bool t_grad_enabled = true;
+thread_local uint64_t t_sequence_nr = 0;
+}  // namespace
+
+bool GradMode::is_enabled() { return t_grad_enabled; }
+void GradMode::set_enabled(bool enabled) { t_grad_enabled = enabled; }
+
+namespace autograd {
+
+void destroy_autograd_meta(AutogradMeta* meta) noexcept { delete meta; }
+
+Node::Node() : sequence_nr_(t_sequence_nr++) {}
+Node::~Node() = default;
+
+namespace detail {
+
+AutogradMeta& get_or_create_meta(const Tensor& t) {
+  TensorImpl* impl = t.unsafe_impl();
+  if (!impl->autograd_meta_) impl->autograd_meta_ = new AutogradMeta();
+  return *impl->autograd_meta_;
+}
+
+InputMeta input_meta(const Tensor& t) {
+  InputMeta m;
+  m.sizes = SizesVector(t.sizes());
+  m.dtype = t.dtype();
+  m.device = t.device();
+  return m;
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  AutogradMeta& m = get_or_create_meta(t);
+  if (auto acc = m.grad_accumulator_.lock()) return acc;
+  auto acc = std::make_shared<AccumulateGrad>(t);
+  m.grad_accumulator_ = acc;
+  return acc;
+}
+
+namespace {
+
+// A view whose storage was written since its grad_fn was recorded (through the base or
+// another view) takes its history afresh from the base's: AsStridedBackward0 of it.
+void refresh_view_history(const Tensor& t, AutogradMeta& m) {
+  const Tensor base = m.base_;
+  EMBER_CHECK(base.is_contiguous(), NotImplemented,
+              "autograd: a view of a non-contiguous tensor was used after an in-place change to its storage; "
+              "ember's autograd supports this for views of contiguous tensors only (clone() the base first)");
+  SizesVector sizes(t.sizes()), strides(t.strides());
+  const int64_t offset = t.storage_offset() - base.storage_offset();
+  Tensor view = t;  // the same impl: its history is what changes
+  record("AsStridedBackward0", {&base}, {&view}, [sizes, strides, offset](FormulaNode& n, variable_list& g) -> variable_list {
+    EMBER_CHECK(!GradMode::is_enabled(), NotImplemented,
+                "autograd: create_graph through a view used after an in-place change is not supported");
+    Tensor buffer = zeros(n.in_sizes(0), g[0].options());
+    ember::detail::make_view(buffer, sizes.ref(), strides.ref(), offset).copy_(g[0]);
+    return {buffer};
+  });
+}
+
+}  // namespace
+
+void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn) {
+  AutogradMeta* m = meta(view);
+  if (!m || !m->is_view_ || !m->base_.defined()) return;
+  Tensor base = m->base_;
+  SizesVector sizes(view.sizes()), strides(view.strides());
+  const int64_t offset = view.storage_offset() - base.storage_offset();
+  // The base's gradient: outside the region it flows to the base's old history; inside,
+  // to the in-place op, which sends it on to the view's old value and its other inputs.
+  auto node = record("CopySlices", {&base}, {&base}, [sizes, strides, offset](FormulaNode&, variable_list& g) -> variable_list {
+    EMBER_CHECK(!GradMode::is_enabled(), NotImplemented,
+                "autograd: create_graph through an in-place op on a view (CopySlices) is not supported");
+    Tensor all = g[0].clone();
+    Tensor region = ember::detail::make_view(all, sizes.ref(), strides.ref(), offset);
+    Tensor inside = region.clone();
+    region.zero_();
+    return {all, inside};
+  });
+  node->next_edges_.emplace_back(fn, 0);
+  node->input_meta_.push_back(input_meta(view));
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  if (__builtin_expect(m->is_view_, 0) && m->base_.defined() &&
+      t.storage()->version_.load(std::memory_order_relaxed) != m->view_version_)
+    refresh_view_history(t, *m);
+  if (m->grad_fn_) return Edge(m->grad_fn_, m->output_nr_);
+  return Edge(grad_accumulator(t), 0);
+}
+
+void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t nr) {
+  AutogradMeta& m = get_or_create_meta(t);
+  m.grad_fn_ = node;
+  m.output_nr_ = nr;
+  m.requires_grad_ = false;
+  if (m.is_view_) m.view_version_ = t.storage()->version_.load(std::memory_order_relaxed);
+}
+
+void check_inplace(const Tensor& t) {
+  AutogradMeta* m = t.defined() ? meta(t) : nullptr;
+  if (!m) return;
+  EMBER_CHECK_ARG(!(m->requires_grad_ && !m->grad_fn_),
+                  "a leaf Variable that requires grad is being used in an in-place operation.");
+  EMBER_CHECK_ARG(!m->is_view_of_leaf_,
+                  "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  // CopySlices maps the view's region onto the base's gradient: a dense base only.
+  EMBER_CHECK(!m->is_view_ || !m->base_.defined() || m->base_.is_contiguous(), NotImplemented,
+              "an in-place operation on a view of a non-contiguous tensor that requires grad is not supported "
+              "by ember's autograd; clone() the base first");
+}
+
+void throw_out_requires_grad(const char* op) {
+  EMBER_THROW(InvalidArgument,
+              "{}(): functions with out=... arguments don't support automatic differentiation, but one of the "
+              "arguments requires grad.",
+              op);
+}
+
+}  // namespace detail
+
+// ---- SavedVariable
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_output) {
+  if (!t.defined()) return;
+  was_defined_ = true;
+  version_ = t.storage()->version_.load(std::memory_order_relaxed);
+  AutogradMeta* m = detail::meta(t);
+  if (m && m->grad_fn_) {
+    output_fn_ = m->grad_fn_;  // for outputs: to reconnect; for inputs: to name it in errors
+    output_nr_ = m->output_nr_;
+  }
+  if (is_output && m && m->grad_fn_) {
+    // Keeping the output itself would make output -> grad_fn -> output a cycle.
+    data_ = t.detach();
+  } else {
+    data_ = t;
+  }
+}
+
+void SavedVariable::reset() {
+  if (!was_defined_) return;
+  data_ = Tensor();
+  released_ = true;
+}
+
+Tensor SavedVariable::unpack(const Node& owner) const {
+  if (!was_defined_) return Tensor();
+  EMBER_CHECK_ARG(!released_,
+                  "Trying to backward through the graph a second time (or directly access saved tensors after "
+                  "they have already been freed). Saved intermediate values of the graph are freed when you call "
+                  ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                  "graph a second time or if you need to access saved tensors after calling backward.");
+  const uint32_t now = data_.storage()->version_.load(std::memory_order_relaxed);
+  if (now != version_) {
+    auto fn = output_fn_.lock();
+    const std::string holder = fn ? fn->name() : owner.name();
+    EMBER_THROW(InvalidArgument,
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                "operation: [{}{}Type {}], which is output {} of {}, is at version {}; expected version {} "
+                "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
+                "gradient, with torch.autograd.set_detect_anomaly(True).",
+                data_.device().is_cpu() ? "CPU" : data_.device().is_cuda() ? "CUDA" : "PrivateUse1",
+                [&] {
+                  switch (data_.dtype()) {
+                    case kDouble: return "Double";
+                    case kHalf: return "Half";
+                    case kBFloat16: return "BFloat16";
+                    default: return "Float";
+                  }
+                }(),
+                ember::detail::shape_str(data_.sizes()), output_nr_, holder, now,
+                version_);
+  }
+  if (!is_output_ || !GradMode::is_enabled()) return data_;
+  // Double backward: reconnect the output to its grad_fn so that formulas using it record.
+  auto fn = output_fn_.lock();
+  if (!fn) return data_;
+  Tensor t = data_.detach();
+  detail::set_history(t, fn, output_nr_);
+  return t;
+}
+
+// ---- AccumulateGrad
+
+AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) {
+  next_edges_.clear();
+  input_meta_.push_back(detail::input_meta(variable_));
+  device_ = variable_.device();
+}
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  Tensor g = std::move(grads[0]);
+  if (!g.defined()) return {};
+  AutogradMeta& m = detail::get_or_create_meta(variable_);
+  for (const Node::PreHook& h : m.leaf_hooks_) {
+    Tensor r = h.fn(g);
+    if (r.defined()) g = r;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!m.grad_.defined()) {
+    // Steal the incoming gradient when nothing else holds it (libtorch does the same).
+    if (GradMode::is_enabled()) m.grad_ = g;
+    else if (g.use_count() == 1 && g.storage()->refcount_.load(std::memory_order_relaxed) == 1 &&
+             !detail::has_meta(g) && g.is_contiguous())
+      m.grad_ = std::move(g);
+    else m.grad_ = g.detach().clone();
+  } else if (GradMode::is_enabled() || detail::requires_grad(m.grad_)) {
+    m.grad_ = m.grad_ + g;
+  } else {
+    m.grad_.add_(g);
+  }
+  return {};
+}
+
+}  // namespace autograd
+}  // namespace ember

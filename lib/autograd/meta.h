@@ -1,0 +1,57 @@
+#pragma once
+// AutogradMeta: what a tensor that touched autograd carries behind TensorImpl's one
+// pointer (Note [Autograd] in DESIGN.md), and the helpers ops use to read it.
+
+#include <memory>
+#include <vector>
+
+#include "ember/autograd.h"
+
+namespace ember::autograd {
+
+struct AutogradMeta {
+  Tensor grad_;
+  std::shared_ptr<Node> grad_fn_;               // null for leaves
+  std::weak_ptr<Node> grad_accumulator_;        // leaves: their AccumulateGrad, while a graph holds it
+  std::shared_ptr<Tensor> retained_grad_;       // non-leaves after retain_grad(): written by a pre-hook
+  std::vector<Node::PreHook> leaf_hooks_;       // leaves' tensor hooks, run by AccumulateGrad
+  uint32_t output_nr_ = 0;
+  bool requires_grad_ = false;                  // leaves only; non-leaves require grad through grad_fn_
+  bool is_view_ = false;                        // a view recorded from a tensor that required grad
+  bool is_view_of_leaf_ = false;                // ... from a leaf (or a view of one)
+  Tensor base_;                                 // views: the tensor whose storage they view
+  uint32_t view_version_ = 0;                   // views: the storage version grad_fn_ was recorded at
+};
+
+namespace detail {
+
+inline AutogradMeta* meta(const Tensor& t) { return t.unsafe_impl()->autograd_meta_; }
+AutogradMeta& get_or_create_meta(const Tensor& t);
+
+/// The one branch an op pays: an input with metadata while recording is on.
+inline bool has_meta(const Tensor& t) { return t.defined() && t.unsafe_impl()->autograd_meta_ != nullptr; }
+inline bool requires_grad(const Tensor& t) {
+  AutogradMeta* m = t.defined() ? meta(t) : nullptr;
+  return m && (m->requires_grad_ || m->grad_fn_);
+}
+
+/// The edge a gradient for t flows into: its grad_fn, or its leaf accumulator.
+Edge gradient_edge(const Tensor& t);
+/// Makes `node` the grad_fn of output `nr` of a forward (the output then requires grad).
+void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t nr = 0);
+InputMeta input_meta(const Tensor& t);
+
+/// In-place ops: InvalidArgument for a leaf that requires grad (libtorch's wording).
+void check_inplace(const Tensor& t);
+/// After an in-place op `fn` on a view: the base's history becomes CopySlices (libtorch's
+/// node), which routes the viewed region's gradient through fn. Nothing for a non-view.
+void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn);
+/// out= variants: libtorch refuses them when an argument requires grad.
+[[noreturn]] void throw_out_requires_grad(const char* op);
+
+}  // namespace detail
+}  // namespace ember::autograd
+
+/// True when an op on `t` must take the recording path (one predictable branch otherwise).
+#define EMBER_GRAD_RECORDING(t) \
+  __builtin_expect(::ember::autograd::detail::has_meta(t) && ::ember::GradMode::is_enabled(), 0)

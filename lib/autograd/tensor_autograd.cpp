@@ -1,0 +1,129 @@
+// Tensor's autograd methods (API.md section 9): requires_grad_, grad, backward, detach, hooks.
+#include "autograd/meta.h"
+#include "core/check.h"
+#include "ember/ops.h"
+#include "tensor/tensor_factory.h"
+
+namespace ember {
+
+using autograd::AutogradMeta;
+using autograd::detail::get_or_create_meta;
+using autograd::detail::meta;
+
+namespace {
+std::atomic<unsigned> g_next_hook_id{0};
+}
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  EMBER_CHECK_ARG(defined(), "requires_grad_: undefined tensor");
+  AutogradMeta* m = meta(*this);
+  if (m && m->grad_fn_) {
+    EMBER_CHECK_ARG(requires_grad,
+                    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    return *this;
+  }
+  EMBER_CHECK_ARG(!requires_grad || ember::is_floating_point(dtype()),
+                  "Only Tensors of floating point and complex dtype can require gradients");
+  if (!m && !requires_grad) return *this;
+  get_or_create_meta(*this).requires_grad_ = requires_grad;
+  return *this;
+}
+
+bool Tensor::requires_grad() const { return defined() && autograd::detail::requires_grad(*this); }
+
+bool Tensor::is_leaf() const {
+  AutogradMeta* m = defined() ? meta(*this) : nullptr;
+  return !m || !m->grad_fn_;
+}
+
+const Tensor& Tensor::grad() const {
+  static const Tensor undefined;
+  AutogradMeta* m = defined() ? meta(*this) : nullptr;
+  if (!m) return undefined;
+  if (m->retained_grad_) return *m->retained_grad_;
+  return m->grad_;
+}
+
+Tensor& Tensor::mutable_grad() {
+  EMBER_CHECK_ARG(defined(), "mutable_grad: undefined tensor");
+  AutogradMeta& m = get_or_create_meta(*this);
+  if (m.retained_grad_) return *m.retained_grad_;
+  return m.grad_;
+}
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  AutogradMeta* m = defined() ? meta(*this) : nullptr;
+  return m ? m->grad_fn_ : nullptr;
+}
+
+int64_t Tensor::output_nr() const {
+  AutogradMeta* m = defined() ? meta(*this) : nullptr;
+  return m ? m->output_nr_ : 0;
+}
+
+uint32_t Tensor::_version() const { return storage()->version_.load(std::memory_order_relaxed); }
+
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
+  autograd::backward({*this}, gradient.defined() ? autograd::variable_list{gradient} : autograd::variable_list{},
+                     retain_graph, create_graph);
+}
+
+Tensor Tensor::detach() const {
+  EMBER_CHECK_ARG(defined(), "detach: undefined tensor");
+  // A new handle on the same storage (and so the same version counter), without history.
+  return detail::make_view(*this, sizes(), strides(), storage_offset());
+}
+
+Tensor& Tensor::detach_() {
+  EMBER_CHECK_ARG(defined(), "detach_: undefined tensor");
+  if (AutogradMeta* m = meta(*this)) {
+    m->grad_fn_.reset();
+    m->output_nr_ = 0;
+    m->requires_grad_ = false;
+  }
+  return *this;
+}
+
+void Tensor::retain_grad() const {
+  EMBER_CHECK_ARG(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+  AutogradMeta& m = get_or_create_meta(*this);
+  if (!m.grad_fn_ || m.retained_grad_) return;  // leaves keep their grad anyway
+  auto slot = std::make_shared<Tensor>();
+  m.retained_grad_ = slot;
+  m.grad_fn_->pre_hooks_.push_back({g_next_hook_id++, m.output_nr_, [slot](const Tensor& g) {
+                                      if (!slot->defined()) *slot = g.detach().clone();
+                                      else *slot = *slot + g.detach();
+                                      return Tensor();
+                                    }});
+}
+
+bool Tensor::retains_grad() const {
+  AutogradMeta* m = defined() ? meta(*this) : nullptr;
+  return m && m->retained_grad_ != nullptr;
+}
+
+unsigned Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
+  EMBER_CHECK_ARG(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& m = get_or_create_meta(*this);
+  const unsigned id = g_next_hook_id++;
+  if (m.grad_fn_) m.grad_fn_->pre_hooks_.push_back({id, m.output_nr_, std::move(hook)});
+  else m.leaf_hooks_.push_back({id, 0, std::move(hook)});
+  return id;
+}
+
+void Tensor::remove_hook(unsigned id) const {
+  AutogradMeta* m = defined() ? meta(*this) : nullptr;
+  auto drop = [id](std::vector<autograd::Node::PreHook>& v) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (it->id == id) {
+        v.erase(it);
+        return true;
+      }
+    return false;
+  };
+  EMBER_CHECK_ARG(m && (drop(m->leaf_hooks_) || (m->grad_fn_ && drop(m->grad_fn_->pre_hooks_))),
+                  "remove_hook: invalid hook handle {}", id);
+}
+
+}  // namespace ember
