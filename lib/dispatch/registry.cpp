@@ -105,6 +105,7 @@ void register_kernel(Op op, DeviceType type, SelectKernel fn, DtypeSet dtypes) {
 }
 void register_kernel(Op op, DeviceType type, SortKernel fn, DtypeSet dtypes) {
   put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Sort);
+}
 void register_kernel(Op op, DeviceType type, IndexKernel fn, DtypeSet dtypes) {
   put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Index);
 }
