@@ -139,6 +139,9 @@ TEST_CASE("iter: plain, casting, broadcast and batched copies are not tiled") {
                                           65535).tiled);
   CHECK_FALSE(detail::plan_transpose_copy(copy_args(empty({3, 70, 40}), rand({3, 40, 70}).transpose(1, 2)), 32,
                                           65535).tiled);
+  // A dim shorter than a tile: most of each tile would idle.
+  CHECK_FALSE(detail::plan_transpose_copy(copy_args(empty({2, 4096}), rand({4096, 2}).t()), 32, 65535).tiled);
+  CHECK_FALSE(detail::plan_transpose_copy(copy_args(empty({4096, 2}), rand({2, 4096}).t()), 32, 65535).tiled);
   // Too many tiles along dim 1 for the grid: the element-wise kernel takes it.
   CHECK_FALSE(detail::plan_transpose_copy(copy_args(empty({70, 40}), x.t()), 32, 2).tiled);
 }

@@ -146,7 +146,9 @@ void softmax_kernel(const DimArgs& a) {
     T* out = reinterpret_cast<T*>(a.out);
     using A = acc_t<T>;
     const size_t row_bytes = size_t(a.size) * sizeof(A);
-    if (a.inner == 1 && a.size > kWarpRowMax && row_bytes <= 48 * 1024) {
+    // The static slots count against the same 48 KiB as the row buffer.
+    const size_t static_bytes = sizeof(A) * (kThreads / 32);
+    if (a.inner == 1 && a.size > kWarpRowMax && row_bytes + static_bytes <= 48 * 1024) {
       const int64_t cap = int64_t(cuda_sm_count(device)) * 8;
       const unsigned blocks = unsigned(a.outer < 1 ? 1 : a.outer < cap ? a.outer : cap);
       softmax_block_rows_kernel<T, kLog><<<blocks, kThreads, row_bytes, stream>>>(in, out, a.outer, a.size);

@@ -23,6 +23,9 @@ inline TransposePlan plan_transpose_copy(const ElementwiseArgs& a, int64_t tile,
   TransposePlan p;
   if (a.ninputs != 1 || a.is_scalar[1] || a.dtype != a.out_dtype || a.ndim != 2) return p;
   if (a.strides[0][0] != 1 || a.strides[1][1] != 1 || a.strides[1][0] == 1 || a.strides[1][0] == 0) return p;
+  // Skinny copies (a dim shorter than a tile) waste most of each tile: the element-wise
+  // kernel, coalesced on the output side, does better.
+  if (a.sizes[0] < tile || a.sizes[1] < tile) return p;
   if ((a.sizes[1] + tile - 1) / tile > max_tiles1) return p;
   p.tiled = true;
   p.n0 = a.sizes[0];
