@@ -53,7 +53,8 @@ void arange_kernel(const ElementwiseArgs& a) {
       indexed_fill<T>(a, [=](int64_t i) { return cast_to<T>(start + double(i) * step); });
     } else {
       const int64_t start = a.param[0].i, step = a.param[1].i;
-      indexed_fill<T>(a, [=](int64_t i) { return cast_to<T>(start + i * step); });
+      // In uint64, where wrapping is defined: i * step may overflow though the value fits.
+      indexed_fill<T>(a, [=](int64_t i) { return cast_to<T>(int64_t(uint64_t(start) + uint64_t(i) * uint64_t(step))); });
     }
   });
 }

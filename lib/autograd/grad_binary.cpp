@@ -139,8 +139,10 @@ Tensor binary(Op op, const Tensor* a, const Tensor* b, const Scalar* s, ComputeT
   if (s) sv = s->to_double();
   auto node = make(op, self, tb, sv, y, p);
   if (!node) return y;
-  if (self.defined()) node->saved_[0] = SavedVariable(self, false);
-  if (tb.defined()) node->saved_[1] = SavedVariable(tb, false);
+  // An in-place op's self is its output: saved as one, without the grad_fn that would
+  // make node -> self -> node a cycle (a leak).
+  if (self.defined()) node->saved_[0] = SavedVariable(self, self.is_same(y));
+  if (tb.defined()) node->saved_[1] = SavedVariable(tb, tb.is_same(y));
   if (op == Op::Pow && !(s && a)) node->saved_[2] = SavedVariable(y, true);
   if (out) rebase_view(y, node);
   return y;
