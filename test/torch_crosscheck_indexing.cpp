@@ -5,6 +5,8 @@
 #include <ember/ember.h>
 #include <torch/torch.h>
 
+#include "torch_crosscheck_util.h"
+
 #include <vector>
 
 namespace {
@@ -12,18 +14,9 @@ namespace {
 using ember::indexing::Slice;
 namespace ti = torch::indexing;
 
-const ember::ScalarType kTypes[] = {ember::kBool, ember::kUInt8, ember::kInt8, ember::kInt16, ember::kInt32,
-                                    ember::kInt64, ember::kHalf, ember::kBFloat16, ember::kFloat, ember::kDouble};
-const torch::ScalarType kTorchTypes[] = {torch::kBool, torch::kUInt8, torch::kInt8, torch::kInt16, torch::kInt32,
-                                         torch::kInt64, torch::kHalf, torch::kBFloat16, torch::kFloat, torch::kDouble};
-
-torch::ScalarType to_torch(ember::ScalarType t) { return kTorchTypes[static_cast<int>(t)]; }
-
-// An ember tensor's values as a torch tensor of the same dtype and shape.
-torch::Tensor as_torch(const ember::Tensor& e) {
-  ember::Tensor d = e.to(ember::kDouble).contiguous();
-  return torch::from_blob(d.data_ptr(), d.sizes().vec(), torch::kDouble).clone().to(to_torch(e.dtype()));
-}
+using crosscheck::as_torch;
+using crosscheck::kTypes;
+using crosscheck::to_torch;
 
 struct Pair {
   ember::Tensor e;

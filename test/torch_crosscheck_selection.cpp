@@ -4,20 +4,13 @@
 #include <ember/ember.h>
 #include <torch/torch.h>
 
+#include "torch_crosscheck_util.h"
+
 namespace {
 
-const ember::ScalarType kTypes[] = {ember::kBool, ember::kUInt8, ember::kInt8, ember::kInt16, ember::kInt32,
-                                    ember::kInt64, ember::kHalf, ember::kBFloat16, ember::kFloat, ember::kDouble};
-const torch::ScalarType kTorchTypes[] = {torch::kBool, torch::kUInt8, torch::kInt8, torch::kInt16, torch::kInt32,
-                                         torch::kInt64, torch::kHalf, torch::kBFloat16, torch::kFloat, torch::kDouble};
-
-torch::ScalarType to_torch(ember::ScalarType t) { return kTorchTypes[static_cast<int>(t)]; }
-
-// The same values in libtorch (through float64, exact for every value used here).
-torch::Tensor same_in_torch(const ember::Tensor& e) {
-  ember::Tensor d = e.to(ember::kDouble).contiguous();
-  return torch::from_blob(d.data_ptr(), d.sizes().vec(), torch::kDouble).clone().to(to_torch(e.dtype()));
-}
+using crosscheck::as_torch;
+using crosscheck::kTypes;
+using crosscheck::to_torch;
 
 ember::Tensor random(std::vector<int64_t> sizes, ember::ScalarType dtype) {
   ember::Tensor v = ember::rand(sizes, ember::kDouble) * 200 - 100;
@@ -60,9 +53,9 @@ TEST_CASE("crosscheck: gather on strided self and broadcast index, every dtype")
     INFO(ember::name(dt));
     ember::Tensor self = random({5, 6}, dt).t();  // 6x5, strided
     ember::Tensor index = ember::randint(0, 5, {6, 7});
-    check_same(ember::gather(self, 1, index), torch::gather(same_in_torch(self), 1, same_in_torch(index)));
+    check_same(ember::gather(self, 1, index), torch::gather(as_torch(self), 1, as_torch(index)));
     ember::Tensor bidx = ember::randint(0, 6, {1, 5}).expand({4, 5});
-    check_same(self.gather(0, bidx), same_in_torch(self).gather(0, same_in_torch(bidx)));
+    check_same(self.gather(0, bidx), as_torch(self).gather(0, as_torch(bidx)));
   }
 }
 
@@ -73,11 +66,11 @@ TEST_CASE("crosscheck: scatter, scatter_add and scatter reductions, every dtype"
     ember::Tensor self = random({6, 4}, dt);
     ember::Tensor src = random({5, 4}, dt);
     ember::Tensor index = distinct_rows(3, 4, 6);
-    torch::Tensor ts = same_in_torch(self), tsrc = same_in_torch(src), ti = same_in_torch(index);
+    torch::Tensor ts = as_torch(self), tsrc = as_torch(src), ti = as_torch(index);
     check_same(ember::scatter(self, 0, index, src), torch::scatter(ts, 0, ti, tsrc));
     check_same(ember::scatter(self, 0, index, 3), torch::scatter(ts, 0, ti, 3));
     ember::Tensor dup = ember::randint(0, 6, {5, 4});  // duplicates accumulate
-    torch::Tensor tdup = same_in_torch(dup);
+    torch::Tensor tdup = as_torch(dup);
     check_same(ember::scatter_add(self, 0, dup, src), torch::scatter_add(ts, 0, tdup, tsrc), tol_for(dt) * 4);
     if (dt != ember::kBool)
       check_same(ember::scatter(self, 0, dup, src, "multiply"), torch::scatter(ts, 0, tdup, tsrc, "multiply"),
@@ -94,7 +87,7 @@ TEST_CASE("crosscheck: masked_fill with broadcast masks, every dtype") {
     INFO(ember::name(dt));
     ember::Tensor self = random({3, 4, 5}, dt);
     ember::Tensor mask = ember::rand({4, 1}) > 0.5;
-    torch::Tensor ts = same_in_torch(self), tm = same_in_torch(mask);
+    torch::Tensor ts = as_torch(self), tm = as_torch(mask);
     check_same(ember::masked_fill(self, mask, 1), torch::masked_fill(ts, tm, 1));
     check_same(self.masked_fill(mask, ember::tensor(true)), ts.masked_fill(tm, torch::tensor(true)));
     ember::Tensor e = self.clone();
@@ -108,7 +101,7 @@ TEST_CASE("crosscheck: sort, argsort and topk along each dim, every dtype") {
   for (ember::ScalarType dt : kTypes) {
     INFO(ember::name(dt));
     ember::Tensor x = random({4, 7, 3}, dt).transpose(0, 2);  // 3x7x4, strided
-    torch::Tensor tx = same_in_torch(x);
+    torch::Tensor tx = as_torch(x);
     for (int64_t dim : {0, 1, -1})
       for (bool desc : {false, true}) {
         INFO("dim " << dim << " descending " << desc);
@@ -122,7 +115,7 @@ TEST_CASE("crosscheck: sort, argsort and topk along each dim, every dtype") {
     // libtorch 1.13 has no CPU topk for float16 / bfloat16.
     if (dt == ember::kFloat || dt == ember::kDouble) {
       ember::Tensor f = ember::rand({5, 9}, dt);
-      torch::Tensor tf = same_in_torch(f);
+      torch::Tensor tf = as_torch(f);
       for (bool largest : {true, false}) {
         auto [v, i] = ember::topk(f, 4, 1, largest);
         auto [tv, ti] = torch::topk(tf, 4, 1, largest);
@@ -136,6 +129,6 @@ TEST_CASE("crosscheck: sort, argsort and topk along each dim, every dtype") {
 TEST_CASE("crosscheck: one_hot") {
   ember::manual_seed(25);
   ember::Tensor c = ember::randint(0, 6, {4, 5});
-  check_same(ember::one_hot(c), torch::one_hot(same_in_torch(c)));
-  check_same(ember::one_hot(c, 9), torch::one_hot(same_in_torch(c), 9));
+  check_same(ember::one_hot(c), torch::one_hot(as_torch(c)));
+  check_same(ember::one_hot(c, 9), torch::one_hot(as_torch(c), 9));
 }
