@@ -170,6 +170,8 @@ std::vector<RegisteredCase> register_gpu_cases(bool short_run) {
       benchmark::RegisterBenchmark((name + " | " + side_names[k]).c_str(),
                                    [op = sides[k], reps](benchmark::State& s) { time_gpu(s, reps, op); })
           ->UseManualTime()
+          // Manual time is per call: about 0.05 s of real time per repetition.
+          ->MinTime(0.05 / reps)
           ->Unit(benchmark::kMicrosecond);
     }
     names.push_back({name, registered});

@@ -544,6 +544,11 @@ TEST_CASE("cuda: column reductions, 16-byte-load reductions and tiled transposes
     check_close(amax(xg, {0}), amax(x, {0}), "amax(0) of 5000 x 40 " + n, {0, 0});
     check_close(var(xg.to(kDouble), {0}), var(x.to(kDouble), {0}), "var(0) " + n, reduce_tolerance(kDouble));
   }
+  // Many columns (a partial last block of 32) over rows that leave a remainder after the
+  // four-row unrolled loads of each warp.
+  Tensor wide = random_cpu({1237, 3000}, kFloat, 0.5, 1.5);
+  check_close(sum(wide.to(kGpu), {0}), sum(wide, {0}), "sum(0) of 1237 x 3000", reduce_tolerance(kFloat));
+  check_close(amin(wide.to(kGpu), {0}), amin(wide, {0}), "amin(0) of 1237 x 3000", {0, 0});
   // Ties everywhere: each path must return the first index of the extreme.
   Tensor ties = randint(0, 3, {3000, 70}, TensorOptions(kInt32)), tg = ties.to(kGpu);
   check_close(argmax(tg, 0), argmax(ties, 0), "argmax(0) with ties (columns)", {0, 0});

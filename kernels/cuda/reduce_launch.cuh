@@ -190,7 +190,18 @@ __global__ void reduce_warp_contig_kernel(ReduceArgs a, R r, int64_t splits, int
     if (lane < head) r.add(acc, x[b + lane], b + lane);
     const int64_t vb = b + head, nvec = (len - head) / kVec;
     const Vec16<T>* xv = reinterpret_cast<const Vec16<T>*>(x + vb);
-    for (int64_t v = lane; v < nvec; v += 32) {
+    // Four loads in flight per lane before their adds (in index order) keep HBM busy.
+    int64_t v = lane;
+    for (; v + 96 < nvec; v += 128) {
+      Vec16<T> q[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) q[u] = xv[v + 32 * u];
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) r.add(acc, q[u].v[j], vb + (v + 32 * u) * kVec + j);
+    }
+    for (; v < nvec; v += 32) {
       const Vec16<T> chunk_v = xv[v];
 #pragma unroll
       for (int j = 0; j < kVec; ++j) r.add(acc, chunk_v.v[j], vb + v * kVec + j);
@@ -221,7 +232,20 @@ __global__ void reduce_columns_kernel(ReduceArgs a, R r, int64_t splits, int64_t
   int64_t in_off = 0, out_off = 0;
   if (k < a.num_outputs) {
     reduce_output_offsets(a, k, in_off, out_off);
-    for (int64_t i = b + warp; i < e; i += kReduceWarps) r.add(acc, in[in_off + reduce_input_offset(a, i)], i);
+    int64_t i = b + warp;
+    if (a.nreduced == 1) {
+      // Four rows' loads in flight per thread before their adds (in row order).
+      const T* p = in + in_off;
+      const int64_t rs = a.reduced_in_strides[0];
+      for (; i + 3 * kReduceWarps < e; i += 4 * kReduceWarps) {
+        T q[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) q[u] = p[(i + u * kReduceWarps) * rs];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) r.add(acc, q[u], i + u * kReduceWarps);
+      }
+    }
+    for (; i < e; i += kReduceWarps) r.add(acc, in[in_off + reduce_input_offset(a, i)], i);
   }
   parts[threadIdx.x] = acc;
   __syncthreads();
