@@ -3,7 +3,7 @@
 // launch_elementwise<Out, In...>(args, f) runs out = f(in...) over an ElementwiseArgs on
 // the current stream of the output's device. Two kernels:
 //  - vectorised: every tensor operand is unit-stride and 16-byte aligned; each thread
-//    moves 16 bytes of the widest type per load/store (grid-stride loop, scalar tail);
+//    moves 16 bytes of the widest type per load/store (four vectors per thread, loads before stores; scalar tail);
 //    an input may also be one broadcast element (stride 0) or a Scalar. Which access
 //    each operand takes is plan_vector_access's choice (iter/vector_plan.h, tested on CPU);
 //  - strided: offsets from the same OffsetCalculator the CPU iterator tests; it also
@@ -99,34 +99,52 @@ __device__ __forceinline__ Out element(const F& f, const InputPack<sizeof...(In)
   }
 }
 
+/// The VEC results at element `base` (all operands contiguous or repeated).
+template <int VEC, class Out, class F, class... In>
+__device__ __forceinline__ Vec<Out, VEC> compute_vec(const F& f, const InputPack<sizeof...(In)>& p, int64_t base) {
+  constexpr int N = sizeof...(In);
+  Vec<Out, VEC> r;
+  if constexpr (N == 0) {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) r.v[j] = Out(f());
+  } else if constexpr (N == 1) {
+    const auto a = fetch_vec<typename TypeAt<0, In...>::type, VEC>(p, 0, base);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) r.v[j] = Out(f(a.v[j]));
+  } else if constexpr (N == 2) {
+    const auto a = fetch_vec<typename TypeAt<0, In...>::type, VEC>(p, 0, base);
+    const auto b = fetch_vec<typename TypeAt<1, In...>::type, VEC>(p, 1, base);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) r.v[j] = Out(f(a.v[j], b.v[j]));
+  } else {
+    const auto a = fetch_vec<typename TypeAt<0, In...>::type, VEC>(p, 0, base);
+    const auto b = fetch_vec<typename TypeAt<1, In...>::type, VEC>(p, 1, base);
+    const auto c = fetch_vec<typename TypeAt<2, In...>::type, VEC>(p, 2, base);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) r.v[j] = Out(f(a.v[j], b.v[j], c.v[j]));
+  }
+  return r;
+}
+
+constexpr int kVecPerThread = 4;  // vectors per thread of the vectorised kernel
+
+// Block b takes vectors [b * 1024, (b + 1) * 1024), each thread four of them a block apart,
+// all loaded before any is stored: the blocks in flight cover one compact window of memory.
 template <int VEC, class Out, class F, class... In>
 __global__ void vectorized_kernel(int64_t n, Out* out, InputPack<sizeof...(In)> p, F f) {
   constexpr int N = sizeof...(In);
   const int64_t nvec = n / VEC;
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t v = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; v < nvec; v += stride) {
-    const int64_t base = v * VEC;
-    Vec<Out, VEC> r;
-    if constexpr (N == 0) {
+  const int64_t first = int64_t(blockIdx.x) * blockDim.x * kVecPerThread + threadIdx.x;
+  Vec<Out, VEC> r[kVecPerThread];
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) r.v[j] = Out(f());
-    } else if constexpr (N == 1) {
-      const auto a = fetch_vec<typename TypeAt<0, In...>::type, VEC>(p, 0, base);
+  for (int u = 0; u < kVecPerThread; ++u) {
+    const int64_t v = first + int64_t(u) * blockDim.x;
+    if (v < nvec) r[u] = compute_vec<VEC, Out, F, In...>(f, p, v * VEC);
+  }
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) r.v[j] = Out(f(a.v[j]));
-    } else if constexpr (N == 2) {
-      const auto a = fetch_vec<typename TypeAt<0, In...>::type, VEC>(p, 0, base);
-      const auto b = fetch_vec<typename TypeAt<1, In...>::type, VEC>(p, 1, base);
-#pragma unroll
-      for (int j = 0; j < VEC; ++j) r.v[j] = Out(f(a.v[j], b.v[j]));
-    } else {
-      const auto a = fetch_vec<typename TypeAt<0, In...>::type, VEC>(p, 0, base);
-      const auto b = fetch_vec<typename TypeAt<1, In...>::type, VEC>(p, 1, base);
-      const auto c = fetch_vec<typename TypeAt<2, In...>::type, VEC>(p, 2, base);
-#pragma unroll
-      for (int j = 0; j < VEC; ++j) r.v[j] = Out(f(a.v[j], b.v[j], c.v[j]));
-    }
-    *reinterpret_cast<Vec<Out, VEC>*>(out + base) = r;
+  for (int u = 0; u < kVecPerThread; ++u) {
+    const int64_t v = first + int64_t(u) * blockDim.x;
+    if (v < nvec) *reinterpret_cast<Vec<Out, VEC>*>(out + v * VEC) = r[u];
   }
   // Tail: the last n % VEC elements, one per thread of the first block.
   const int64_t i = nvec * VEC + int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -187,8 +205,9 @@ void launch_elementwise_impl(const ElementwiseArgs& a, F f) {
   if constexpr (Vectorise) {
     constexpr int kVec = 16 / max_size<Out, In...>();
     if (plan.vectorised) {
-      vectorized_kernel<kVec, Out, F, In...>
-          <<<grid_for((n + kVec - 1) / kVec), kBlockThreads, 0, stream>>>(n, out, p, f);
+      const int64_t per_block = int64_t(kBlockThreads) * kVecPerThread * kVec;
+      const int64_t blocks = (n + per_block - 1) / per_block;  // < 2^31 for any n that fits memory
+      vectorized_kernel<kVec, Out, F, In...><<<unsigned(blocks), kBlockThreads, 0, stream>>>(n, out, p, f);
       EMBER_CUDA_CHECK(cudaGetLastError());
       return;
     }

@@ -26,6 +26,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/warp/warp_reduce.cuh>
 #include <cstdint>
 #include <type_traits>
@@ -256,6 +257,83 @@ __global__ void reduce_columns_kernel(ReduceArgs a, R r, int64_t splits, int64_t
   }
 }
 
+template <class T>
+struct alignas(4 * sizeof(T)) Vec4 {
+  T v[4];
+};
+
+// As reduce_columns_kernel with four neighbouring outputs per lane, read as one vector
+// (16 bytes for float): block x takes outputs 128x .. 128x + 127. Needs one kept dim of
+// unit stride, a vector-aligned input and row stride, and num_outputs % 4 == 0.
+template <class T, class R>
+__global__ void reduce_columns_vec_kernel(ReduceArgs a, R r, int64_t splits, int64_t chunk,
+                                          typename R::Acc* partial) {
+  using Acc = typename R::Acc;
+  __shared__ alignas(16) unsigned char raw[sizeof(Acc) * kReduceThreads];
+  Acc* parts = reinterpret_cast<Acc*>(raw);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t k0 = (int64_t(blockIdx.x) * 32 + lane) * 4, s = blockIdx.y;
+  const int64_t b = s * chunk, e = b + chunk < a.reduce_size ? b + chunk : a.reduce_size;
+  const bool active = k0 < a.num_outputs;
+  const int64_t rs = a.reduced_in_strides[0] / 4;  // in vectors
+  const Vec4<T>* p = reinterpret_cast<const Vec4<T>*>(a.in) + k0 / 4;
+  Acc acc[4] = {r.init(), r.init(), r.init(), r.init()};
+  if (active) {
+    int64_t i = b + warp;
+    for (; i + kReduceWarps < e; i += 2 * kReduceWarps) {  // two rows' loads in flight
+      const Vec4<T> q0 = p[i * rs], q1 = p[(i + kReduceWarps) * rs];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) r.add(acc[j], q0.v[j], i);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) r.add(acc[j], q1.v[j], i + kReduceWarps);
+    }
+    if (i < e) {
+      const Vec4<T> q = p[i * rs];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) r.add(acc[j], q.v[j], i);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    parts[threadIdx.x] = acc[j];
+    __syncthreads();
+    if (warp == 0 && active) {
+      Acc c = acc[j];
+      for (int w2 = 1; w2 < kReduceWarps; ++w2) c = r.combine(c, parts[w2 * 32 + lane]);
+      const int64_t k = k0 + j;
+      if (partial) partial[k * splits + s] = c;
+      else r.finish(a, k * a.kept_out_strides[0], c);
+    }
+    __syncthreads();
+  }
+}
+
+// The second pass for many splits per output: a block per output, each thread combining
+// a strided share of the splits (four loads in flight), then a block-wide tree.
+template <class R>
+__global__ void reduce_partials_block_kernel(ReduceArgs a, R r, int64_t splits, const typename R::Acc* partial) {
+  using Acc = typename R::Acc;
+  using BlockReduce = cub::BlockReduce<Acc, kReduceThreads>;
+  __shared__ typename BlockReduce::TempStorage tmp;
+  for (int64_t k = blockIdx.x; k < a.num_outputs; k += gridDim.x) {
+    const Acc* p = partial + k * splits;
+    Acc acc = r.init();
+    int64_t s = threadIdx.x;
+    for (; s + 3 * kReduceThreads < splits; s += 4 * kReduceThreads) {
+      const Acc q0 = p[s], q1 = p[s + kReduceThreads], q2 = p[s + 2 * kReduceThreads], q3 = p[s + 3 * kReduceThreads];
+      acc = r.combine(r.combine(acc, q0), r.combine(q1, r.combine(q2, q3)));
+    }
+    for (; s < splits; s += kReduceThreads) acc = r.combine(acc, p[s]);
+    acc = BlockReduce(tmp).Reduce(acc, CombineOp<R>{r});
+    if (threadIdx.x == 0) {
+      int64_t in_off, out_off;
+      reduce_output_offsets(a, k, in_off, out_off);
+      r.finish(a, out_off, acc);
+    }
+    __syncthreads();  // tmp is reused by the next output
+  }
+}
+
 template <class R>
 __global__ void reduce_partials_kernel(ReduceArgs a, R r, int64_t splits, const typename R::Acc* partial) {
   using Acc = typename R::Acc;
@@ -276,6 +354,22 @@ __global__ void reduce_partials_kernel(ReduceArgs a, R r, int64_t splits, const 
   }
 }
 
+
+/// The second pass: a warp per output for few splits, a block per output for many.
+template <class R>
+void launch_partials(const ReduceArgs& a, const R& r, int64_t splits, const typename R::Acc* partial,
+                     int64_t sms, cudaStream_t stream) {
+  const int64_t n_out = a.num_outputs;
+  if (splits > 128) {
+    const int64_t cap = sms * 8;
+    reduce_partials_block_kernel<R><<<unsigned(n_out < cap ? n_out : cap), kReduceThreads, 0, stream>>>(a, r, splits,
+                                                                                                      partial);
+  } else {
+    const int64_t b = (n_out * 32 + kReduceThreads - 1) / kReduceThreads, cap = sms * 8;
+    reduce_partials_kernel<R><<<unsigned(b < cap ? b : cap), kReduceThreads, 0, stream>>>(a, r, splits, partial);
+  }
+  EMBER_CUDA_CHECK(cudaGetLastError());
+}
 
 template <class T, class R>
 void launch_reduce(const ReduceArgs& a, const R& r) {
@@ -298,8 +392,11 @@ void launch_reduce(const ReduceArgs& a, const R& r) {
     return;
   }
   if (outer) {
+    // Four outputs per lane when they can be read as one aligned vector.
+    const bool vec4 = a.nkept == 1 && a.nreduced == 1 && n_out % 4 == 0 && a.reduced_in_strides[0] % 4 == 0 &&
+                      reinterpret_cast<uintptr_t>(a.in) % (4 * sizeof(T)) == 0;
     // Enough blocks to fill the GPU, each warp walking at least 16 rows.
-    const int64_t col_blocks = (n_out + 31) / 32;
+    const int64_t col_blocks = vec4 ? (n_out + 127) / 128 : (n_out + 31) / 32;
     int64_t splits = (sms * 8 + col_blocks - 1) / col_blocks;
     const int64_t max_splits = (n_red + kReduceWarps * 16 - 1) / (kReduceWarps * 16);
     if (splits > max_splits) splits = max_splits;
@@ -307,17 +404,21 @@ void launch_reduce(const ReduceArgs& a, const R& r) {
     if (splits < 1) splits = 1;
     const int64_t chunk = (n_red + splits - 1) / splits;
     const dim3 grid{unsigned(col_blocks), unsigned(splits), 1};
-    if (splits == 1) {
-      reduce_columns_kernel<T, R><<<grid, kReduceThreads, 0, stream>>>(a, r, 1, chunk, nullptr);
+    auto columns_pass = [&](int64_t sp, Acc* partial) {
+      if (vec4)
+        reduce_columns_vec_kernel<T, R><<<grid, kReduceThreads, 0, stream>>>(a, r, sp, chunk, partial);
+      else
+        reduce_columns_kernel<T, R><<<grid, kReduceThreads, 0, stream>>>(a, r, sp, chunk, partial);
       EMBER_CUDA_CHECK(cudaGetLastError());
+    };
+    if (splits == 1) {
+      columns_pass(1, nullptr);
       return;
     }
     CudaScratch scratch(device, size_t(n_out * splits) * sizeof(Acc));
     Acc* partial = static_cast<Acc*>(scratch.get());
-    reduce_columns_kernel<T, R><<<grid, kReduceThreads, 0, stream>>>(a, r, splits, chunk, partial);
-    EMBER_CUDA_CHECK(cudaGetLastError());
-    reduce_partials_kernel<R><<<blocks_for(n_out * 32), kReduceThreads, 0, stream>>>(a, r, splits, partial);
-    EMBER_CUDA_CHECK(cudaGetLastError());
+    columns_pass(splits, partial);
+    launch_partials(a, r, splits, partial, sms, stream);
     return;
   }
   const bool contig = a.nreduced == 1 && a.reduced_in_strides[0] == 1;
@@ -344,8 +445,7 @@ void launch_reduce(const ReduceArgs& a, const R& r) {
   CudaScratch scratch(device, size_t(n_out * splits) * sizeof(Acc));
   Acc* partial = static_cast<Acc*>(scratch.get());
   warp_pass(splits, chunk, partial);
-  reduce_partials_kernel<R><<<blocks_for(n_out * 32), kReduceThreads, 0, stream>>>(a, r, splits, partial);
-  EMBER_CUDA_CHECK(cudaGetLastError());
+  launch_partials(a, r, splits, partial, sms, stream);
 }
 
 }  // namespace ember::detail
