@@ -2,6 +2,7 @@
 /// ember: an eager tensor library with a PyTorch-like API and TensorFlow's device model.
 /// Everything a user needs comes from this header.
 
+#include "ember/autocast.h"
 #include "ember/autograd.h"
 #include "ember/cuda.h"
 #include "ember/device.h"

@@ -8,6 +8,7 @@
 #include "autograd/accumulate_grad.h"
 #include "autograd/node.h"
 #include "core/check.h"
+#include "dispatch/autocast.h"
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
 #include "tensor/tensor_factory.h"
@@ -123,6 +124,7 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
     if (state[n].pending == 0) ready.push(n);
 
   AutoGradMode mode(create_graph);
+  ember::detail::AutocastOff no_autocast;  // each gradient in its forward's dtype
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();

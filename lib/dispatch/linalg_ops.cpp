@@ -4,6 +4,7 @@
 #include "autograd/grad_ops.h"
 #include "autograd/hooks.h"
 #include "core/check.h"
+#include "dispatch/autocast.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/type_promotion.h"
 #include "ember/cuda.h"
@@ -94,6 +95,7 @@ Prepared prepare(Op op, const char* name, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (EMBER_AUTOCAST_LOW2(a, b)) return mm(detail::autocast_low(a), detail::autocast_low(b));
   if (EMBER_GRAD_RECORDING2(a, b)) return autograd::detail::mm(a, b);
   auto p = prepare(Op::MatMul, "mm", a, b);
   EMBER_CHECK_ARG(p.a.dim() == 2 && p.b.dim() == 2, "mm: expected 2-D tensors, but got {}-D and {}-D", p.a.dim(), p.b.dim());
@@ -106,6 +108,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (EMBER_AUTOCAST_LOW2(a, b)) return bmm(detail::autocast_low(a), detail::autocast_low(b));
   if (EMBER_GRAD_RECORDING2(a, b)) return autograd::detail::bmm(a, b);
   auto p = prepare(Op::MatMul, "bmm", a, b);
   EMBER_CHECK_ARG(p.a.dim() == 3 && p.b.dim() == 3, "bmm: expected 3-D tensors, but got {}-D and {}-D", p.a.dim(), p.b.dim());
@@ -118,6 +121,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& a, const Tensor& v) {
+  if (EMBER_AUTOCAST_LOW2(a, v)) return mv(detail::autocast_low(a), detail::autocast_low(v));
   if (EMBER_GRAD_RECORDING2(a, v)) return autograd::detail::mv(a, v);
   EMBER_CHECK_ARG(a.defined() && v.defined() && a.dim() == 2 && v.dim() == 1,
                   "mv: expected a 2-D matrix and a 1-D vector, but got {}-D and {}-D", a.defined() ? a.dim() : -1,
@@ -128,6 +132,7 @@ Tensor mv(const Tensor& a, const Tensor& v) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  if (EMBER_AUTOCAST_LOW2(a, b)) return dot(detail::autocast_low(a), detail::autocast_low(b));
   if (EMBER_GRAD_RECORDING2(a, b)) return autograd::detail::dot(a, b);
   EMBER_CHECK_ARG(a.defined() && b.defined() && a.dim() == 1 && b.dim() == 1,
                   "dot: 1D tensors expected, but got {}D and {}D tensors", a.defined() ? a.dim() : -1,
@@ -147,6 +152,8 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
   EMBER_CHECK_ARG(c.defined(), "addmm: undefined input");
+  if (EMBER_AUTOCAST_LOW2(a, b) || (detail::autocast_on() && detail::autocast_wants_low(c)))
+    return addmm(detail::autocast_low(c), detail::autocast_low(a), detail::autocast_low(b), beta, alpha);
   if (__builtin_expect((autograd::detail::has_meta(c) || autograd::detail::has_meta(a) || autograd::detail::has_meta(b)) &&
                            GradMode::is_enabled(), 0))
     return autograd::detail::addmm(c, a, b, beta, alpha);
@@ -172,6 +179,8 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& bias) {
   EMBER_CHECK_ARG(w.defined() && w.dim() == 2, "linear: weight must be a 2-D tensor");
+  if (EMBER_AUTOCAST_LOW2(x, w) || (detail::autocast_on() && bias.defined() && detail::autocast_wants_low(bias)))
+    return linear(detail::autocast_low(x), detail::autocast_low(w), detail::autocast_low(bias));
   // libtorch records a 2-D input with a bias as one addmm (AddmmBackward0).
   if (x.defined() && x.dim() == 2 && bias.defined() && bias.dim() <= 1 && bias.dtype() == x.dtype() &&
       (EMBER_GRAD_RECORDING2(x, w) || EMBER_GRAD_RECORDING(bias)))
@@ -185,6 +194,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK_ARG(da >= 1 && db >= 1,
                   "matmul: both arguments to matmul need to be at least 1D, but they are {}D and {}D", da, db);
+  if (EMBER_AUTOCAST_LOW2(a, b)) return matmul(detail::autocast_low(a), detail::autocast_low(b));
   if (da == 1 && db == 1) return dot(a, b);
   if (da == 2 && db == 1) return mv(a, b);
   if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze(0);

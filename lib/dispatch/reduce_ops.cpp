@@ -7,6 +7,7 @@
 
 #include "autograd/grad_ops.h"
 #include "core/check.h"
+#include "dispatch/autocast.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/type_promotion.h"
 #include "ember/ops.h"
@@ -181,6 +182,7 @@ Tensor sum_like(Op op, const char* name, const Tensor& x, DimMask mask, bool kee
 }
 
 Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (x.defined() && EMBER_AUTOCAST_FP32(x, dtype)) return mean_impl(x.to(kFloat), dims, keepdim, dtype);
   if (EMBER_GRAD_RECORDING(x)) return autograd::detail::mean(x, dims, keepdim, dtype);
   check_defined(x, "mean()");
   if (dtype)
@@ -220,6 +222,7 @@ std::tuple<Tensor, Tensor> extreme_dim(Op op, const char* name, const Tensor& x,
 }
 
 Tensor var_impl(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim, bool take_sqrt) {
+  if (x.defined() && EMBER_AUTOCAST_FP32(x, false)) return var_impl(x.to(kFloat), dims, unbiased, keepdim, take_sqrt);
   if (EMBER_GRAD_RECORDING(x)) return autograd::detail::var_std(x, dims, unbiased, keepdim, take_sqrt);
   const char* op = take_sqrt ? "std()" : "var()";
   check_defined(x, op);
@@ -234,6 +237,7 @@ Tensor var_impl(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim, 
 }
 
 Tensor norm_impl(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdim) {
+  if (x.defined() && EMBER_AUTOCAST_FP32(x, false)) return norm_impl(x.to(kFloat), p, dims, keepdim);
   if (EMBER_GRAD_RECORDING(x)) return autograd::detail::norm(x, p, dims, keepdim);
   check_defined(x, "norm()");
   EMBER_CHECK_ARG(is_floating_point(x.dtype()),
@@ -280,6 +284,7 @@ Tensor along_dim(Op op, const char* op_str, const Tensor& x, int64_t dim, Scalar
 }
 
 Tensor softmax_like(Op op, const char* op_str, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (x.defined() && EMBER_AUTOCAST_FP32(x, dtype)) return softmax_like(op, op_str, x.to(kFloat), dim, dtype);
   if (EMBER_GRAD_RECORDING(x)) return autograd::detail::softmax(x, dim, dtype, op == Op::LogSoftmax);
   check_defined(x, op_str);
   if (dtype)
@@ -294,6 +299,7 @@ Tensor softmax_like(Op op, const char* op_str, const Tensor& x, int64_t dim, std
 Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) { return sum(x, IntArrayRef(), false, dtype); }
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined(x, "sum()");
+  if (EMBER_AUTOCAST_FP32(x, dtype)) return sum(x.to(kFloat), dims, keepdim, dtype);
   if (EMBER_GRAD_RECORDING(x)) return autograd::detail::sum(x, dims, keepdim, dtype);
   return sum_like(Op::Sum, "sum()", x, dim_mask(dims, x.dim(), "sum()"), keepdim, dtype);
 }
@@ -303,11 +309,13 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
 }
 Tensor prod(const Tensor& x, std::optional<ScalarType> dtype) {
   check_defined(x, "prod()");
+  if (EMBER_AUTOCAST_FP32(x, dtype)) return prod(x.to(kFloat), dtype);
   if (EMBER_GRAD_RECORDING(x)) return autograd::detail::prod(x, std::nullopt, false, dtype);
   return sum_like(Op::Prod, "prod()", x, all_dims(x.dim()), false, dtype);
 }
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined(x, "prod()");
+  if (EMBER_AUTOCAST_FP32(x, dtype)) return prod(x.to(kFloat), dim, keepdim, dtype);
   if (EMBER_GRAD_RECORDING(x)) return autograd::detail::prod(x, dim, keepdim, dtype);
   return sum_like(Op::Prod, "prod()", x, dim_mask(dim, x.dim(), "prod()"), keepdim, dtype);
 }
@@ -377,6 +385,7 @@ Tensor norm(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdim) {
 }
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
   check_defined(x, "logsumexp()");
+  if (EMBER_AUTOCAST_FP32(x, false)) return logsumexp(x.to(kFloat), dims, keepdim);
   if (EMBER_GRAD_RECORDING(x)) return autograd::detail::logsumexp(x, dims, keepdim);
   const ScalarType t = detail::to_floating(x.dtype());  // integers give float32, as torch
   ReduceSpec s{Op::LogSumExp, "logsumexp()", dim_mask(dims, x.dim(), "logsumexp()"), keepdim, t, t};
@@ -410,6 +419,7 @@ Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype
 }
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   check_defined(x, "cumsum()");
+  if (EMBER_AUTOCAST_FP32(x, dtype)) return cumsum(x.to(kFloat), dim, dtype);
   if (EMBER_GRAD_RECORDING(x)) return autograd::detail::cumsum(x, dim, dtype);
   return along_dim(Op::Cumsum, "cumsum()", x, dim, sum_dtype(x, dtype));
 }

@@ -1,0 +1,46 @@
+#pragma once
+// Autocast's per-thread state and the casts the op front-ends apply under it (see
+// ember/autocast.h). The check on the hot path is one initial-exec TLS byte.
+
+#include "ember/tensor.h"
+
+namespace ember::detail {
+
+/// The low type of this thread's innermost active AutocastScope, or -1 when off.
+extern thread_local int8_t t_autocast_low __attribute__((tls_model("initial-exec")));
+
+inline bool autocast_on() { return t_autocast_low >= 0; }
+
+/// A float, half or bfloat16 tensor not already in the low type (double is left alone, as torch).
+inline bool autocast_wants_low(const Tensor& t) {
+  const ScalarType d = t.dtype();
+  return (d == kFloat || d == kHalf || d == kBFloat16) && int8_t(d) != t_autocast_low;
+}
+/// A half or bfloat16 tensor, which the float32 list computes in float32.
+inline bool autocast_wants_fp32(const Tensor& t) { return t.dtype() == kHalf || t.dtype() == kBFloat16; }
+
+/// t in the low type when autocast_wants_low(t), else t (an undefined t stays undefined).
+Tensor autocast_low(const Tensor& t);
+
+/// Turns autocast off for a scope (the backward engine) and restores it after.
+class AutocastOff {
+ public:
+  AutocastOff() : prev_(t_autocast_low) { t_autocast_low = -1; }
+  ~AutocastOff() { t_autocast_low = prev_; }
+  AutocastOff(const AutocastOff&) = delete;
+  AutocastOff& operator=(const AutocastOff&) = delete;
+
+ private:
+  int8_t prev_;
+};
+
+}  // namespace ember::detail
+
+/// True when the matmul family must recast (a, b) to the low type first.
+#define EMBER_AUTOCAST_LOW2(a, b)                                                                           \
+  __builtin_expect(::ember::detail::autocast_on() && (::ember::detail::autocast_wants_low(a) ||           \
+                                                      ::ember::detail::autocast_wants_low(b)),            \
+                   0)
+/// True when an op of the float32 list must recast x (no explicit dtype) to float32 first.
+#define EMBER_AUTOCAST_FP32(x, dtype) \
+  __builtin_expect(::ember::detail::autocast_on() && !(dtype) && ::ember::detail::autocast_wants_fp32(x), 0)
