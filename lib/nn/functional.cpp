@@ -13,6 +13,11 @@ namespace {
 void check_defined(const Tensor& t, const char* op, const char* what) {
   EMBER_CHECK_ARG(t.defined(), "{}: {} is an undefined tensor", op, what);
 }
+// "[*, 2, 3]" for normalized_shape [2, 3]
+std::string trailing(const std::vector<int64_t>& shape) {
+  std::string s = ember::detail::shape_str(shape);
+  return "[*, " + s.substr(1);
+}
 }  // namespace
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
@@ -85,8 +90,8 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
   EMBER_CHECK_ARG(k >= 1, "layer_norm: Expected normalized_shape to be at least 1-dimensional");
   bool ok = input.dim() >= k;
   for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == shape[size_t(i)];
-  EMBER_CHECK_ARG(ok, "layer_norm: Given normalized_shape={}, expected input with shape [*, {}], but got input of size{}",
-                  ember::detail::shape_str(shape), ember::detail::shape_str(shape).substr(1),
+  EMBER_CHECK_ARG(ok, "layer_norm: Given normalized_shape={}, expected input with shape {}, but got input of size{}",
+                  ember::detail::shape_str(shape), trailing(shape),
                   ember::detail::shape_str(input.sizes()));
   for (const Tensor* t : {&options.weight(), &options.bias()})
     EMBER_CHECK_ARG(!t->defined() || t->sizes() == IntArrayRef(shape),

@@ -80,9 +80,11 @@ OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
       if (p.value().defined()) r.insert(p.key(), p.value());
     return r;
   }
-  for (const auto& m : named_modules())
+  for (const auto& p : parameters_)
+    if (p.value().defined()) r.insert(p.key(), p.value());
+  for (const auto& m : named_modules("", false))
     for (const auto& p : m.value()->parameters_)
-      if (p.value().defined()) r.insert(m.key().empty() ? p.key() : m.key() + "." + p.key(), p.value());
+      if (p.value().defined()) r.insert(m.key() + "." + p.key(), p.value());
   return r;
 }
 
@@ -95,9 +97,11 @@ OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
       if (b.value().defined()) r.insert(b.key(), b.value());
     return r;
   }
-  for (const auto& m : named_modules())
+  for (const auto& b : buffers_)
+    if (b.value().defined()) r.insert(b.key(), b.value());
+  for (const auto& m : named_modules("", false))
     for (const auto& b : m.value()->buffers_)
-      if (b.value().defined()) r.insert(m.key().empty() ? b.key() : m.key() + "." + b.key(), b.value());
+      if (b.value().defined()) r.insert(m.key() + "." + b.key(), b.value());
   return r;
 }
 

@@ -26,9 +26,10 @@ class ModuleHolder {
   ModuleHolder(std::nullptr_t) {}  // NOLINT: implicit as in libtorch
   /// Builds Impl from the arguments (`Linear(4, 2)`, `Linear(LinearOptions(4, 2))`).
   template <class Head, class... Tail,
-            class = std::enable_if_t<!(std::is_same_v<std::decay_t<Head>, std::nullptr_t> ||
-                                       std::is_base_of_v<ModuleHolder, std::decay_t<Head>> ||
-                                       std::is_same_v<std::decay_t<Head>, std::shared_ptr<Impl>>)>>
+            class = std::enable_if_t<!(sizeof...(Tail) == 0 &&
+                                       (std::is_same_v<std::decay_t<Head>, std::nullptr_t> ||
+                                        std::is_base_of_v<ModuleHolder, std::decay_t<Head>> ||
+                                        std::is_same_v<std::decay_t<Head>, std::shared_ptr<Impl>>))>>
   explicit ModuleHolder(Head&& head, Tail&&... tail)
       : impl_(std::make_shared<Impl>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
   ModuleHolder(std::shared_ptr<Impl> module) : impl_(std::move(module)) {}  // NOLINT: implicit as in libtorch
