@@ -460,3 +460,14 @@ TEST_CASE("autograd: in-place ops on views rewrite the base's history (CopySlice
   t.sum().backward();
   CHECK(dvalues(x.grad()) == std::vector<double>{2, 1, 1, 2, 1, 1});
 }
+
+TEST_CASE("autograd: where and lerp with a Scalar operand record through the tensor operands") {
+  Tensor x = leaf({1.0, -2.0, 3.0});
+  Tensor y = where(x > 0, 0.5, x);
+  y.sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{0, 1, 0});
+  Tensor a = leaf({1.0, 2.0}), b = leaf({3.0, 5.0});
+  lerp(a, b, 0.25).sum().backward();
+  CHECK(dvalues(a.grad()) == std::vector<double>{0.75, 0.75});
+  CHECK(dvalues(b.grad()) == std::vector<double>{0.25, 0.25});
+}

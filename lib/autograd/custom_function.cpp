@@ -61,7 +61,7 @@ std::string custom_node_name(const char* mangled) {
 
 bool any_requires_grad(const std::vector<const Tensor*>& args) {
   for (const Tensor* t : args)
-    if (requires_grad(*t)) return true;
+    if (t && requires_grad(*t)) return true;  // null: a Scalar operand (ternary ops)
   return false;
 }
 

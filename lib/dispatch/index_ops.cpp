@@ -7,6 +7,8 @@
 #include <cmath>
 #include <optional>
 
+#include "autograd/grad_index.h"
+#include "autograd/hooks.h"
 #include "core/check.h"
 #include "dispatch/kernel_table.h"
 #include "iter/elementwise_iter.h"
@@ -192,6 +194,7 @@ Tensor vector_index(const Tensor& index, const char* op) {
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   check_defined(self, "index_select()", "self");
+  if (EMBER_GRAD_RECORDING(self)) return autograd::detail::index_select(self, dim, index);
   Tensor idx = vector_index(index, "index_select()");
   const int64_t d = detail::wrap_dim(dim, self.dim(), "index_select()");
   if (self.dim() == 0) {
@@ -206,6 +209,10 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   const char* op = "index_add_()";
   check_defined(*this, op, "self");
   check_defined(source, op, "source");
+  if (EMBER_GRAD_RECORDING2(*this, source)) {
+    autograd::detail::index_add_(*this, dim, index, source, alpha);
+    return *this;
+  }
   Tensor idx = vector_index(index, op);
   const int64_t d = detail::wrap_dim(dim, this->dim(), op);
   EMBER_CHECK_ARG(dtype() == source.dtype(), "{}: self ({}) and source ({}) must have the same scalar type", op,

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "autograd/grad_index.h"
+#include "autograd/hooks.h"
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/kernel_table.h"
@@ -136,6 +138,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   check_defined(index, "gather", "index");
   const int64_t d = detail::wrap_dim(dim, self.dim(), "gather");
   check_index_dims("gather", self, index);
+  if (EMBER_GRAD_RECORDING(self)) return autograd::detail::gather(self, dim, index);
   for (int64_t i = 0; i < index.dim(); ++i)
     EMBER_CHECK_ARG(i == d || index.size(i) <= size_or_one(self, i),
                     "gather: Size does not match at dimension {} expected index {} to be smaller than self {} apart "

@@ -4,6 +4,7 @@
 // cuda::), so a symbol the headers need but the library hides fails to link here.
 #include <ember/ember.h>
 #include <ember/allocator.h>
+#include <ember/nn.h>
 #include <ember/registry.h>
 #include <fmt/core.h>
 
@@ -57,6 +58,10 @@ void noop_kernel(const ember::ElementwiseArgs&) {}
 int main() {
   using namespace ember;
   Tensor c = matmul(ones({2, 3}), ones({3, 2}));
+  nn::Sequential net(nn::Linear(3, 4), nn::ReLU(), nn::Linear(4, 2));
+  Tensor y = net->forward(ones({5, 3}));
+  expect(y.size(0) == 5 && y.size(1) == 2, "nn::Sequential forward shape");
+  expect(net->named_parameters().size() == 4 && net->named_parameters().contains("2.bias"), "nn names");
   std::cout << c << "\n";
   expect(c.sizes() == std::vector<int64_t>{2, 2} && c.equal(full({2, 2}, 3.0)), "matmul");
 

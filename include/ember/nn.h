@@ -1,0 +1,13 @@
+#pragma once
+/// ember::nn: modules, containers, layers, nn::functional and nn::init (libtorch's torch::nn).
+
+#include "ember/nn/activation.h"
+#include "ember/nn/container.h"
+#include "ember/nn/functional.h"
+#include "ember/nn/init.h"
+#include "ember/nn/layers.h"
+#include "ember/nn/loss.h"
+#include "ember/nn/module.h"
+#include "ember/nn/options.h"
+#include "ember/nn/ordered_dict.h"
+#include "ember/nn/pimpl.h"

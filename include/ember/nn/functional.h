@@ -1,0 +1,33 @@
+#pragma once
+/// nn::functional (libtorch's torch::nn::functional): stateless layers and losses built
+/// from ember ops, so their gradients come from autograd.
+
+#include "ember/nn/options.h"
+
+namespace ember::nn::functional {
+
+/// input (*, in_features) @ weight (out_features, in_features)^T + bias.
+EMBER_API Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+EMBER_API Tensor relu(Tensor input, const ReLUFuncOptions& options = {});
+EMBER_API Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {});
+EMBER_API Tensor silu(const Tensor& input);
+/// Zeroes each element with probability p and scales the rest by 1 / (1 - p) (training only).
+EMBER_API Tensor dropout(Tensor input, const DropoutFuncOptions& options = {});
+EMBER_API Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
+EMBER_API Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
+/// Normalises over the trailing normalized_shape dims (biased variance), then weight and bias.
+EMBER_API Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
+/// Rows of weight picked by the integer input; the padding_idx row gets no gradient.
+EMBER_API Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
+
+EMBER_API Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options = {});
+EMBER_API Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options = {});
+/// input: log-probabilities (N, C, d1...) or (C); target: int64 class indices (N, d1...) or ().
+EMBER_API Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options = {});
+/// log_softmax over the class dim + nll_loss; target: class indices, or class probabilities
+/// of input's shape; label_smoothing mixes in the uniform distribution as libtorch does.
+EMBER_API Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options = {});
+EMBER_API Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                                  const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
+
+}  // namespace ember::nn::functional

@@ -1,0 +1,67 @@
+#pragma once
+/// Layers with parameters or modes: Linear, Embedding, LayerNorm, Dropout (libtorch's
+/// parameter names and default initialisation).
+
+#include "ember/nn/functional.h"
+#include "ember/nn/pimpl.h"
+
+namespace ember::nn {
+
+/// y = x W^T + b. weight (out, in): kaiming_uniform_(a = sqrt(5)); bias: U(-1/sqrt(in), 1/sqrt(in)).
+class EMBER_API LinearImpl : public Module {
+ public:
+  LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
+  explicit LinearImpl(const LinearOptions& options);
+  void reset_parameters();
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  LinearOptions options;
+  Tensor weight;
+  Tensor bias;  // undefined with bias(false)
+};
+EMBER_MODULE(Linear);
+
+/// A lookup table: weight (num_embeddings, embedding_dim) ~ N(0, 1), padding row zeroed.
+class EMBER_API EmbeddingImpl : public Module {
+ public:
+  EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
+      : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
+  explicit EmbeddingImpl(const EmbeddingOptions& options);
+  void reset_parameters();
+  Tensor forward(const Tensor& indices);
+  void pretty_print(std::ostream& stream) const override;
+
+  EmbeddingOptions options;
+  Tensor weight;
+};
+EMBER_MODULE(Embedding);
+
+/// Normalises over the trailing normalized_shape dims; weight ones, bias zeros.
+class EMBER_API LayerNormImpl : public Module {
+ public:
+  explicit LayerNormImpl(const LayerNormOptions& options);
+  LayerNormImpl(std::vector<int64_t> normalized_shape) : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
+  void reset_parameters();
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  LayerNormOptions options;
+  Tensor weight;  // undefined without elementwise_affine
+  Tensor bias;
+};
+EMBER_MODULE(LayerNorm);
+
+/// Zeroes elements with probability p while training; the identity in eval().
+class EMBER_API DropoutImpl : public Module {
+ public:
+  explicit DropoutImpl(const DropoutOptions& options = {});
+  explicit DropoutImpl(double p) : DropoutImpl(DropoutOptions(p)) {}
+  Tensor forward(Tensor input);
+  void pretty_print(std::ostream& stream) const override;
+
+  DropoutOptions options;
+};
+EMBER_MODULE(Dropout);
+
+}  // namespace ember::nn

@@ -1,0 +1,141 @@
+#pragma once
+/// Options classes of the layers and their functional forms (libtorch's, with the same
+/// setters: `LinearOptions(4, 2).bias(false)`), and the loss reduction modes.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/tensor.h"
+
+/// A chainable option: `name(value)` sets and returns *this, `name()` reads (TORCH_ARG).
+#define EMBER_ARG(T, name)                               \
+ public:                                                 \
+  inline auto name(const T& new_##name)->decltype(*this) { \
+    this->name##_ = new_##name;                          \
+    return *this;                                        \
+  }                                                      \
+  inline const T& name() const noexcept { return this->name##_; } \
+                                                         \
+ private:                                                \
+  T name##_
+
+namespace ember {
+
+/// How a loss reduces its per-element values (libtorch's torch::kNone / kMean / kSum).
+enum class Reduction { None, Mean, Sum };
+constexpr Reduction kNone = Reduction::None;
+constexpr Reduction kMean = Reduction::Mean;
+constexpr Reduction kSum = Reduction::Sum;
+
+namespace nn {
+
+struct EMBER_API LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features) : in_features_(in_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+};
+
+struct EMBER_API EmbeddingOptions {
+  EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  EMBER_ARG(int64_t, num_embeddings);
+  EMBER_ARG(int64_t, embedding_dim);
+  EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  /// Rows to start from (num_embeddings x embedding_dim) instead of normal_(0, 1).
+  EMBER_ARG(Tensor, _weight) = Tensor();
+};
+
+struct EMBER_API LayerNormOptions {
+  LayerNormOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}  // NOLINT
+  EMBER_ARG(std::vector<int64_t>, normalized_shape);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, elementwise_affine) = true;
+};
+
+struct EMBER_API DropoutOptions {
+  DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(double, p);
+  EMBER_ARG(bool, inplace) = false;
+};
+
+struct EMBER_API SoftmaxOptions {
+  SoftmaxOptions(int64_t dim) : dim_(dim) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(int64_t, dim);
+};
+
+struct EMBER_API ReLUOptions {
+  ReLUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(bool, inplace);
+};
+
+struct EMBER_API GELUOptions {
+  /// "none" (the erf form) or "tanh".
+  EMBER_ARG(std::string, approximate) = "none";
+};
+
+struct EMBER_API MSELossOptions {
+  MSELossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  EMBER_ARG(Reduction, reduction);
+};
+using L1LossOptions = MSELossOptions;
+
+struct EMBER_API CrossEntropyLossOptions {
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(int64_t, ignore_index) = -100;
+  EMBER_ARG(Reduction, reduction) = kMean;
+  EMBER_ARG(double, label_smoothing) = 0.0;
+};
+
+struct EMBER_API NLLLossOptions {
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(int64_t, ignore_index) = -100;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+
+struct EMBER_API BCEWithLogitsLossOptions {
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(Reduction, reduction) = kMean;
+  EMBER_ARG(Tensor, pos_weight) = Tensor();
+};
+
+namespace functional {
+struct EMBER_API DropoutFuncOptions {
+  DropoutFuncOptions(double p = 0.5) : p_(p) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(double, p);
+  EMBER_ARG(bool, training) = true;
+  EMBER_ARG(bool, inplace) = false;
+};
+
+struct EMBER_API SoftmaxFuncOptions {
+  SoftmaxFuncOptions(int64_t dim) : dim_(dim) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
+};
+using LogSoftmaxFuncOptions = SoftmaxFuncOptions;
+using ReLUFuncOptions = ReLUOptions;
+using GELUFuncOptions = GELUOptions;
+using MSELossFuncOptions = MSELossOptions;
+using L1LossFuncOptions = MSELossOptions;
+using CrossEntropyFuncOptions = CrossEntropyLossOptions;
+using NLLLossFuncOptions = NLLLossOptions;
+using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
+
+struct EMBER_API LayerNormFuncOptions {
+  LayerNormFuncOptions(std::vector<int64_t> normalized_shape)  // NOLINT: implicit as in libtorch
+      : normalized_shape_(std::move(normalized_shape)) {}
+  EMBER_ARG(std::vector<int64_t>, normalized_shape);
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(Tensor, bias) = Tensor();
+  EMBER_ARG(double, eps) = 1e-5;
+};
+
+struct EMBER_API EmbeddingFuncOptions {
+  EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+};
+}  // namespace functional
+
+}  // namespace nn
+}  // namespace ember

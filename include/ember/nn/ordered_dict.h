@@ -1,0 +1,81 @@
+#pragma once
+/// OrderedDict: the insertion-ordered name -> value map that Module's accessors return
+/// (libtorch's torch::OrderedDict: items with key() and value(), lookup by name).
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ember/error.h"
+
+namespace ember {
+
+template <class Key, class Value>
+class OrderedDict {
+ public:
+  class Item {
+   public:
+    Item(Key key, Value value) : pair_(std::move(key), std::move(value)) {}
+    const Key& key() const { return pair_.first; }
+    Value& value() { return pair_.second; }
+    const Value& value() const { return pair_.second; }
+    Value& operator*() { return pair_.second; }
+    const Value& operator*() const { return pair_.second; }
+    Value* operator->() { return &pair_.second; }
+    const Value* operator->() const { return &pair_.second; }
+    const std::pair<Key, Value>& pair() const { return pair_; }
+
+   private:
+    std::pair<Key, Value> pair_;
+  };
+
+  /// key_description names the kind of key in errors ("Parameter 'w' already defined").
+  explicit OrderedDict(std::string key_description = "Key") : key_description_(std::move(key_description)) {}
+
+  /// Adds a new key; InvalidArgument when it is already there.
+  Value& insert(Key key, Value value) {
+    if (index_.count(key)) throw InvalidArgument(key_description_ + " '" + key + "' already defined");
+    index_.emplace(key, items_.size());
+    items_.emplace_back(std::move(key), std::move(value));
+    return items_.back().value();
+  }
+  Value& operator[](const Key& key) {
+    if (Value* v = find(key)) return *v;
+    throw InvalidArgument(key_description_ + " '" + key + "' is not defined");
+  }
+  const Value& operator[](const Key& key) const { return const_cast<OrderedDict&>(*this)[key]; }
+  Value* find(const Key& key) {
+    auto it = index_.find(key);
+    return it == index_.end() ? nullptr : &items_[it->second].value();
+  }
+  const Value* find(const Key& key) const { return const_cast<OrderedDict&>(*this).find(key); }
+  bool contains(const Key& key) const { return index_.count(key) != 0; }
+  Item& operator[](size_t i) { return items_.at(i); }
+  const Item& operator[](size_t i) const { return items_.at(i); }
+
+  size_t size() const { return items_.size(); }
+  bool is_empty() const { return items_.empty(); }
+  auto begin() { return items_.begin(); }
+  auto end() { return items_.end(); }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+  const std::vector<Item>& items() const { return items_; }
+  std::vector<Key> keys() const {
+    std::vector<Key> r;
+    for (const Item& i : items_) r.push_back(i.key());
+    return r;
+  }
+  std::vector<Value> values() const {
+    std::vector<Value> r;
+    for (const Item& i : items_) r.push_back(i.value());
+    return r;
+  }
+
+ private:
+  std::string key_description_;
+  std::vector<Item> items_;
+  std::unordered_map<Key, size_t> index_;
+};
+
+}  // namespace ember

@@ -1,0 +1,41 @@
+// The activation and loss modules: printing, and forwards not inline in their headers.
+#include "ember/nn/activation.h"
+#include "ember/nn/loss.h"
+#include "ember/ops.h"
+
+namespace ember::nn {
+
+void ReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
+}
+void GELUImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::GELU()"; }
+
+Tensor TanhImpl::forward(const Tensor& input) { return ember::tanh(input); }
+void TanhImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Tanh()"; }
+
+Tensor SigmoidImpl::forward(const Tensor& input) { return ember::sigmoid(input); }
+void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Sigmoid()"; }
+
+void SoftmaxImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Softmax(dim=" << options.dim() << ")";
+}
+
+void MSELossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::MSELoss()"; }
+
+CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& options_) : options(options_) {
+  weight = register_buffer("weight", options.weight());
+}
+
+// The buffer, not the options' copy: to(kDouble) converts the buffer.
+Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::cross_entropy(input, target,
+                                   functional::CrossEntropyFuncOptions()
+                                       .weight(weight)
+                                       .ignore_index(options.ignore_index())
+                                       .reduction(options.reduction())
+                                       .label_smoothing(options.label_smoothing()));
+}
+
+void CrossEntropyLossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::CrossEntropyLoss()"; }
+
+}  // namespace ember::nn

@@ -1,0 +1,123 @@
+// Linear, Embedding, LayerNorm, Dropout.
+#include "ember/nn/layers.h"
+
+#include <cmath>
+
+#include "core/check.h"
+#include "ember/autograd.h"
+#include "ember/nn/init.h"
+#include "ember/ops.h"
+#include "tensor/tensor_factory.h"
+
+namespace ember::nn {
+
+LinearImpl::LinearImpl(const LinearOptions& options_) : options(options_) {
+  EMBER_CHECK_ARG(options.in_features() >= 0 && options.out_features() >= 0,
+                  "Linear: in_features and out_features must be non-negative, got {} and {}", options.in_features(),
+                  options.out_features());
+  weight = register_parameter("weight", ember::empty({options.out_features(), options.in_features()}));
+  bias = options.bias() ? register_parameter("bias", ember::empty({options.out_features()}))
+                        : register_parameter("bias", Tensor(), false);
+  reset_parameters();
+}
+
+void LinearImpl::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const double bound = options.in_features() > 0 ? 1.0 / std::sqrt(double(options.in_features())) : 0.0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+Tensor LinearImpl::forward(const Tensor& input) { return functional::linear(input, weight, bias); }
+
+void LinearImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::Linear(in_features=" << options.in_features()
+         << ", out_features=" << options.out_features() << ", bias=" << options.bias() << ")";
+}
+
+EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options_) {
+  const int64_t n = options.num_embeddings();
+  EMBER_CHECK_ARG(n >= 0 && options.embedding_dim() >= 0,
+                  "Embedding: num_embeddings and embedding_dim must be non-negative, got {} and {}", n,
+                  options.embedding_dim());
+  if (auto pad = options.padding_idx()) {
+    EMBER_CHECK_ARG(*pad < n && *pad >= -n, "Embedding: Padding_idx must be within num_embeddings (got {} for {})",
+                    *pad, n);
+    if (*pad < 0) options.padding_idx(*pad + n);
+  }
+  const Tensor& given = options._weight();
+  if (given.defined()) {
+    EMBER_CHECK_ARG(given.dim() == 2 && given.size(0) == n && given.size(1) == options.embedding_dim(),
+                    "Embedding: Shape of _weight does not match num_embeddings and embedding_dim ({} vs [{}, {}])",
+                    ember::detail::shape_str(given.sizes()), n, options.embedding_dim());
+    weight = register_parameter("weight", given);
+  } else {
+    weight = register_parameter("weight", ember::empty({n, options.embedding_dim()}));
+    reset_parameters();
+  }
+}
+
+void EmbeddingImpl::reset_parameters() {
+  init::normal_(weight);
+  if (auto pad = options.padding_idx()) {
+    NoGradGuard no_grad;
+    weight.select(0, *pad).fill_(0);
+  }
+}
+
+Tensor EmbeddingImpl::forward(const Tensor& indices) {
+  return functional::embedding(indices, weight, functional::EmbeddingFuncOptions().padding_idx(options.padding_idx()));
+}
+
+void EmbeddingImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Embedding(num_embeddings=" << options.num_embeddings()
+         << ", embedding_dim=" << options.embedding_dim();
+  if (options.padding_idx()) stream << ", padding_idx=" << *options.padding_idx();
+  stream << ")";
+}
+
+LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) {
+  EMBER_CHECK_ARG(!options.normalized_shape().empty(), "LayerNorm: normalized_shape must have at least one dim");
+  if (options.elementwise_affine()) {
+    weight = register_parameter("weight", ember::empty(options.normalized_shape()));
+    bias = register_parameter("bias", ember::empty(options.normalized_shape()));
+  } else {
+    weight = register_parameter("weight", Tensor(), false);
+    bias = register_parameter("bias", Tensor(), false);
+  }
+  reset_parameters();
+}
+
+void LayerNormImpl::reset_parameters() {
+  if (!options.elementwise_affine()) return;
+  init::ones_(weight);
+  init::zeros_(bias);
+}
+
+Tensor LayerNormImpl::forward(const Tensor& input) {
+  return functional::layer_norm(
+      input, functional::LayerNormFuncOptions(options.normalized_shape()).weight(weight).bias(bias).eps(options.eps()));
+}
+
+void LayerNormImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::LayerNorm(" << ember::detail::shape_str(options.normalized_shape())
+         << ", eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine() << ")";
+}
+
+DropoutImpl::DropoutImpl(const DropoutOptions& options_) : options(options_) {
+  EMBER_CHECK_ARG(options.p() >= 0 && options.p() <= 1,
+                  "Dropout: dropout probability has to be between 0 and 1, but got {}", options.p());
+}
+
+Tensor DropoutImpl::forward(Tensor input) {
+  return functional::dropout(
+      std::move(input),
+      functional::DropoutFuncOptions(options.p()).training(is_training()).inplace(options.inplace()));
+}
+
+void DropoutImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::Dropout(p=" << options.p() << ", inplace=" << options.inplace() << ")";
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,174 @@
+// nn::functional's losses: mse, l1, nll, cross_entropy (indices or probabilities, label
+// smoothing, class weights, ignore_index) and binary_cross_entropy_with_logits, following
+// libtorch's reductions (a weighted mean divides by the summed weights of kept targets).
+#include <string>
+
+#include "core/check.h"
+#include "ember/nn/functional.h"
+#include "ember/ops.h"
+#include "tensor/tensor_factory.h"
+
+namespace ember::nn::functional {
+
+namespace {
+
+using ember::detail::shape_str;
+
+Tensor reduce(const Tensor& loss, Reduction r) {
+  if (r == kMean) return loss.mean();
+  if (r == kSum) return loss.sum();
+  return loss;
+}
+
+void check_pair(const Tensor& input, const Tensor& target, const char* op) {
+  EMBER_CHECK_ARG(input.defined() && target.defined(), "{}: input and target must be defined", op);
+}
+
+// Class dim and count of an (N, C, d1...) or (C) input.
+int64_t class_dim(const Tensor& input, const char* op) {
+  EMBER_CHECK_ARG(input.dim() >= 1, "{}: input must have a class dim ((C) or (N, C, ...)), got a 0-dim tensor", op);
+  return input.dim() == 1 ? 0 : 1;
+}
+
+// Class-index target checks: int64, shape (N, d1...) matching input without its class dim,
+// every entry a class index or ignore_index.
+void check_index_target(const Tensor& input, const Tensor& target, int64_t ignore_index, const char* op) {
+  EMBER_CHECK_ARG(target.dtype() == kInt64, "{}: expected target of dtype int64 (class indices), got {}", op,
+                  name(target.dtype()));
+  const int64_t cd = class_dim(input, op);
+  EMBER_CHECK_ARG(target.dim() == input.dim() - 1,
+                  "{}: Expected target of {} dims for input of shape {}, got target of shape {}", op, input.dim() - 1,
+                  shape_str(input.sizes()), shape_str(target.sizes()));
+  if (cd == 1) {
+    EMBER_CHECK_ARG(target.size(0) == input.size(0), "{}: Expected input batch_size ({}) to match target batch_size ({}).",
+                    op, input.size(0), target.size(0));
+    for (int64_t i = 2; i < input.dim(); ++i)
+      EMBER_CHECK_ARG(target.size(i - 1) == input.size(i), "{}: Expected target size {}, got {}", op,
+                      shape_str(input.sizes()), shape_str(target.sizes()));
+  }
+  const int64_t c = input.size(cd);
+  Tensor kept = target.masked_select(target != ignore_index);
+  if (kept.numel() == 0) return;
+  const int64_t lo = kept.min().item<int64_t>(), hi = kept.max().item<int64_t>();
+  EMBER_CHECK_ARG(lo >= 0 && hi < c, "{}: Target {} is out of bounds (expected class indices in [0, {}))", op,
+                  lo < 0 ? lo : hi, c);
+}
+
+void check_weight(const Tensor& weight, int64_t classes, const char* op) {
+  EMBER_CHECK_ARG(!weight.defined() || (weight.dim() == 1 && weight.size(0) == classes),
+                  "{}: weight tensor should be defined either for all {} classes or no classes but got weight tensor "
+                  "of shape: {}",
+                  op, classes, shape_str(weight.sizes()));
+}
+
+// Weight shaped to broadcast along the class dim of an input of `ndim` dims.
+Tensor class_broadcast(const Tensor& weight, int64_t ndim, int64_t cd) {
+  std::vector<int64_t> shape(size_t(ndim), 1);
+  shape[size_t(cd)] = weight.size(0);
+  return weight.reshape(shape);
+}
+
+// nll on already-checked log-probabilities.
+Tensor nll(const Tensor& logp, const Tensor& target, const Tensor& weight, int64_t ignore_index, Reduction r) {
+  const int64_t cd = logp.dim() == 1 ? 0 : 1;
+  Tensor ignored = target == ignore_index;
+  Tensor safe = ember::where(ignored, int64_t(0), target);
+  Tensor picked = logp.gather(cd, safe.unsqueeze(cd)).squeeze(cd);
+  Tensor w = weight.defined() ? weight.index_select(0, safe.reshape({-1})).reshape(target.sizes())
+                              : ember::ones(target.sizes(), logp.options());
+  w = ember::where(ignored, 0.0, w).to(logp.dtype());
+  Tensor loss = -picked * w;
+  if (r == kSum) return loss.sum();
+  if (r == kNone) return loss;
+  return loss.sum() / w.sum();
+}
+
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
+  check_pair(input, target, "mse_loss");
+  Tensor d = input - target;
+  return reduce(d * d, options.reduction());
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
+  check_pair(input, target, "l1_loss");
+  return reduce(ember::abs(input - target), options.reduction());
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
+  check_pair(input, target, "nll_loss");
+  check_index_target(input, target, options.ignore_index(), "nll_loss");
+  check_weight(options.weight(), input.size(class_dim(input, "nll_loss")), "nll_loss");
+  return nll(input, target, options.weight(), options.ignore_index(), options.reduction());
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
+  const char* op = "cross_entropy";
+  check_pair(input, target, op);
+  const int64_t cd = class_dim(input, op);
+  const int64_t c = input.size(cd);
+  const double ls = options.label_smoothing();
+  const Tensor& weight = options.weight();
+  EMBER_CHECK_ARG(ls >= 0 && ls <= 1, "{}: label_smoothing must be between 0.0 and 1.0. Got: {}", op, ls);
+  check_weight(weight, c, op);
+  EMBER_CHECK_ARG(is_floating_point(input.dtype()), "{}: input must be floating point, got {}", op,
+                  name(input.dtype()));
+  const Tensor logp = input.log_softmax(cd);
+  const Tensor wb = weight.defined() ? class_broadcast(weight, input.dim(), cd) : Tensor();
+
+  if (is_floating_point(target.dtype())) {
+    // Class probabilities: -(sum over classes of target * logp [* weight]); mean over the batch.
+    EMBER_CHECK_ARG(target.sizes() == input.sizes(),
+                    "{}: a floating-point target holds class probabilities and must have input's shape {}, got {}", op,
+                    shape_str(input.sizes()), shape_str(target.sizes()));
+    Tensor t = ls > 0 ? target * (1 - ls) + ls / double(c) : target;
+    Tensor terms = logp * t;
+    if (wb.defined()) terms = terms * wb;
+    Tensor loss = -terms.sum(cd);
+    if (options.reduction() == kMean) return loss.sum() / double(input.numel() / c);
+    return reduce(loss, options.reduction());
+  }
+
+  check_index_target(input, target, options.ignore_index(), op);
+  Tensor nl = nll(logp, target, weight, options.ignore_index(), options.reduction());
+  if (ls == 0) return nl;
+  // libtorch's smoothing term: the (weighted) sum of -logp over classes, ignored targets zeroed.
+  Tensor ignored = target == options.ignore_index();
+  Tensor smooth = wb.defined() ? -(logp * wb).sum(cd) : -logp.sum(cd);
+  smooth = ember::where(ignored, 0.0, smooth);
+  Tensor ret;
+  if (options.reduction() == kMean) {
+    Tensor denom = weight.defined()
+                       ? ember::where(ignored, 0.0, weight.index_select(0, ember::where(ignored, int64_t(0), target)
+                                                                                 .reshape({-1}))
+                                                        .reshape(target.sizes()))
+                             .sum()
+                       : logical_not(ignored).sum().to(input.dtype());
+    ret = smooth.sum() / denom;
+  } else {
+    ret = reduce(smooth, options.reduction());
+  }
+  return nl * (1 - ls) + ret * (ls / double(c));
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const BinaryCrossEntropyWithLogitsFuncOptions& options) {
+  const char* op = "binary_cross_entropy_with_logits";
+  check_pair(input, target, op);
+  EMBER_CHECK_ARG(target.sizes() == input.sizes(), "{}: Target size ({}) must be the same as input size ({})", op,
+                  shape_str(target.sizes()), shape_str(input.sizes()));
+  // max(-x, 0) + log1p(exp(-|x|)) is log(1 + exp(-x)) without overflow.
+  Tensor log_sig_neg = ember::clamp_min(-input, 0) + ember::log1p(ember::exp(-ember::abs(input)));
+  Tensor loss;
+  if (options.pos_weight().defined()) {
+    Tensor lw = (options.pos_weight() - 1) * target + 1;
+    loss = (1 - target) * input + lw * log_sig_neg;
+  } else {
+    loss = (1 - target) * input + log_sig_neg;
+  }
+  if (options.weight().defined()) loss = loss * options.weight();
+  return reduce(loss, options.reduction());
+}
+
+}  // namespace ember::nn::functional
