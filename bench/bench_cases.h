@@ -30,7 +30,16 @@ struct Implementation {
   SizedCase backward_mlp = nullptr;
   /// ember only: the ops that backward runs, called by hand without autograd (its bound).
   SizedCase backward_mlp_ops = nullptr;
+  /// One Adam step alone over the parameters (with gradients) of an MLP 784-512-512-10
+  /// (weights and biases, float32); n is unused.
+  SizedCase adam_step = nullptr;
 };
+
+/// The parameter shapes of the MLP 784-512-512-10 of the optimizer case.
+inline const std::vector<std::vector<int64_t>>& mlp_param_shapes() {
+  static const std::vector<std::vector<int64_t>> shapes = {{512, 784}, {512}, {512, 512}, {512}, {10, 512}, {10}};
+  return shapes;
+}
 
 Implementation ember_implementation();
 /// libtorch's side; `available` is false when the bench was built without libtorch.

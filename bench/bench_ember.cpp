@@ -1,5 +1,6 @@
 // ember's side of the benchmarks.
 #include <ember/ember.h>
+#include <ember/optim.h>
 
 #include "bench_cases.h"
 #include "memory/caching_allocator.h"
@@ -101,10 +102,27 @@ void backward_mlp_ops(benchmark::State& state, int64_t n) {
   }
 }
 
+void adam_step(benchmark::State& state, int64_t) {
+  ember::manual_seed(6);
+  std::vector<ember::Tensor> params;
+  for (const auto& shape : mlp_param_shapes()) {
+    params.push_back(ember::rand(shape).requires_grad_());
+    params.back().mutable_grad() = ember::rand(shape);
+  }
+  ember::optim::Adam opt(params, ember::optim::AdamOptions(1e-3));
+  for (auto _ : state) {
+    opt.step();
+    benchmark::DoNotOptimize(params[0].data_ptr());
+  }
+}
+
 }  // namespace
 
 Implementation ember_implementation() {
-  return {"ember", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp, backward_mlp_ops};
+  Implementation impl{"ember", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp,
+                      backward_mlp_ops};
+  impl.adam_step = adam_step;
+  return impl;
 }
 
 void allocator_cached_pair(benchmark::State& state) {

@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
   // Backward of a matmul graph against the same ops called by hand (the "bound" column).
   impls[2].backward_mlp = impls[0].backward_mlp_ops;
   for (int64_t n : {256, 512}) add_case("backward mlp " + std::to_string(n), &Implementation::backward_mlp, n);
+  add_case("adam step mlp 784-512-512-10", &Implementation::adam_step, 0);
   benchmark::RegisterBenchmark("allocator pair | ember", allocator_cached_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   benchmark::RegisterBenchmark("allocator pair | bound", malloc_free_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   rows.push_back(Row{"allocator pair"});

@@ -49,6 +49,20 @@ void backward_mlp(benchmark::State& state, int64_t n) {
   }
 }
 
+void adam_step(benchmark::State& state, int64_t) {
+  torch::manual_seed(6);
+  std::vector<torch::Tensor> params;
+  for (const auto& shape : mlp_param_shapes()) {
+    params.push_back(torch::rand(shape).requires_grad_());
+    params.back().mutable_grad() = torch::rand(shape);
+  }
+  torch::optim::Adam opt(params, torch::optim::AdamOptions(1e-3));
+  for (auto _ : state) {
+    opt.step();
+    benchmark::DoNotOptimize(params[0].data_ptr());
+  }
+}
+
 void matmul(benchmark::State& state, int64_t n) {
   torch::manual_seed(3);
   torch::Tensor a = torch::rand({n, n}), b = torch::rand({n, n});
@@ -136,7 +150,9 @@ Implementation torch_implementation(bool& available) {
   available = true;
   torch::set_num_threads(bench_threads());
   torch::NoGradGuard no_grad;
-  return {"libtorch", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp};
+  Implementation impl{"libtorch", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp};
+  impl.adam_step = adam_step;
+  return impl;
 }
 
 }  // namespace ember_bench

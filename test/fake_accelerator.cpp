@@ -110,6 +110,9 @@ void forward_cpu_kernels() {
       case OpFamily::Index:
         register_kernel(op, kPrivateUse1, reinterpret_cast<IndexKernel>(cpu.fn), dtypes);
         break;
+      case OpFamily::Optim:
+        register_kernel(op, kPrivateUse1, reinterpret_cast<OptimKernel>(cpu.fn), dtypes);
+        break;
     }
   }
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/optim.h"
 #include "ember/registry.h"
 
 using namespace ember;
@@ -323,6 +324,25 @@ std::vector<OpEntry> make_table() {
     Tensor x = c.in(random_of({67, 300}, c.dt));
     return V{nonzero(x), masked_select(x, x.ne(0)), x.index({x.ne(0)})};
   });
+  // optimizer steps: three fused updates of a [67, 300] parameter (and its state)
+  set(Op::SgdStep, [](const Ctx& c) {
+    Tensor p = c.in(random_of({67, 300}, c.dt)).detach().requires_grad_();
+    optim::SGD opt({p}, optim::SGDOptions(0.1).momentum(0.9).weight_decay(0.01).nesterov(true));
+    for (int s = 0; s < 3; ++s) {
+      p.mutable_grad() = c.in(random_of({67, 300}, c.dt));
+      opt.step();
+    }
+    return V{p.detach(), opt.state_tensors().at("state.0.0.momentum_buffer")};
+  });
+  set(Op::AdamStep, [](const Ctx& c) {
+    Tensor p = c.in(random_of({67, 300}, c.dt)).detach().requires_grad_();
+    optim::AdamW opt({p}, optim::AdamWOptions(0.01).amsgrad(true));
+    for (int s = 0; s < 3; ++s) {
+      p.mutable_grad() = c.in(random_of({67, 300}, c.dt));
+      opt.step();
+    }
+    return V{p.detach(), opt.state_tensors().at("state.0.0.exp_avg_sq")};
+  });
   return t;
 }
 
@@ -412,6 +432,8 @@ TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
   CHECK(op_family(Op::Sort) == OpFamily::Sort);
   CHECK(op_family(Op::IndexSelect) == OpFamily::Index);
   CHECK(op_family(Op::Nonzero) == OpFamily::Index);
+  CHECK(op_family(Op::SgdStep) == OpFamily::Optim);
+  CHECK(op_family(Op::AdamStep) == OpFamily::Optim);
 }
 
 TEST_CASE("parity: each table entry runs its Op on the CPU, deterministically") {

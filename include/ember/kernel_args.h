@@ -181,4 +181,31 @@ struct IndexArgs {
   int64_t other_strides[3] = {};  // of src or out
 };
 
+/// One optimizer update of one contiguous parameter tensor (Note [Fused optimizer steps]
+/// in lib/optim/fused_step.cpp). param, grad and the state buffers share dtype and numel;
+/// 16-bit dtypes compute in float. Scalars are libtorch's, computed on the host in double.
+///  - SgdStep: g = grad + weight_decay * p; with momentum, buf0 = first_step ? g :
+///    momentum * buf0 + (1 - dampening) * g and g = nesterov ? g + momentum * buf0 : buf0;
+///    then p -= lr * g.
+///  - AdamStep: decoupled (AdamW) first scales p by 1 - lr * weight_decay, else
+///    g = grad + weight_decay * p; buf0 (exp_avg) = beta1 * buf0 + (1 - beta1) * g,
+///    buf1 (exp_avg_sq) = beta2 * buf1 + (1 - beta2) * g * g; amsgrad keeps
+///    buf2 = max(buf2, buf1) and uses it for buf1; p -= step_size * buf0 /
+///    (sqrt(buf1) / bias_correction2_sqrt + eps).
+struct OptimArgs {
+  ScalarType dtype = ScalarType::Float;
+  char* param = nullptr;
+  const char* grad = nullptr;
+  char* buf0 = nullptr;  // momentum_buffer (SGD) or exp_avg (Adam)
+  char* buf1 = nullptr;  // exp_avg_sq
+  char* buf2 = nullptr;  // max_exp_avg_sq (amsgrad)
+  int64_t numel = 0;
+  double lr = 0, weight_decay = 0;
+  double momentum = 0, dampening = 0;                      // SGD
+  double beta1 = 0, beta2 = 0, eps = 0;                    // Adam
+  double step_size = 0, bias_correction2_sqrt = 1;         // Adam: lr / (1 - beta1^t), sqrt(1 - beta2^t)
+  bool nesterov = false, first_step = false;               // SGD
+  bool amsgrad = false, decoupled_weight_decay = false;    // Adam / AdamW
+};
+
 }  // namespace ember

@@ -11,6 +11,7 @@
 ///   select       void(const SelectArgs&)       gather, scatter (and scatter_add)
 ///   sort         void(const SortArgs&)         sort (argsort, topk)
 ///   index        void(const IndexArgs&)        index_select, index_copy_, index_add_, nonzero
+///   optim        void(const OptimArgs&)        the fused optimizer updates (SGD, Adam / AdamW)
 /// A kernel switches on the dtype itself; the registry records which dtypes it takes.
 /// Register before the first op runs on that device type (registration takes no lock).
 
@@ -49,7 +50,9 @@ class StreamEvents;
   /* selection: gather / scatter along a dim, sort along a dim */                          \
   _(Gather) _(Scatter) _(Sort)                                                              \
   /* selection along one dim by an index list (advanced indexing stands on these) */      \
-  _(IndexSelect) _(IndexCopy) _(IndexAdd) _(Nonzero)
+  _(IndexSelect) _(IndexCopy) _(IndexAdd) _(Nonzero)                                       \
+  /* fused optimizer updates: one kernel per parameter tensor per step */                  \
+  _(SgdStep) _(AdamStep)
 
 enum class Op : uint8_t {
 #define EMBER_OP_ENUM(name) name,
@@ -59,10 +62,11 @@ enum class Op : uint8_t {
 };
 inline constexpr int kNumOps = static_cast<int>(Op::kNumOps);
 
-enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select, Sort, Index };
+enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select, Sort, Index, Optim };
 constexpr OpFamily op_family(Op op) {
   if (op == Op::Gather || op == Op::Scatter) return OpFamily::Select;
   if (op == Op::Sort) return OpFamily::Sort;
+  if (op >= Op::SgdStep) return OpFamily::Optim;
   return op < Op::Sum ? OpFamily::Elementwise
          : op < Op::Softmax ? OpFamily::Reduce
          : op < Op::MatMul  ? OpFamily::Dim
@@ -79,6 +83,7 @@ using MatmulKernel = void (*)(const MatmulArgs&);
 using SelectKernel = void (*)(const SelectArgs&);
 using SortKernel = void (*)(const SortArgs&);
 using IndexKernel = void (*)(const IndexArgs&);
+using OptimKernel = void (*)(const OptimArgs&);
 
 /// A set of dtypes, one bit per ScalarType.
 class DtypeSet {
@@ -106,6 +111,7 @@ EMBER_API void register_kernel(Op op, DeviceType type, MatmulKernel fn, DtypeSet
 EMBER_API void register_kernel(Op op, DeviceType type, SelectKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, SortKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, IndexKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, OptimKernel fn, DtypeSet dtypes);
 /// Whether `op` runs on `type` for tensors of `dtype`.
 EMBER_API bool has_kernel(Op op, DeviceType type, ScalarType dtype);
 

@@ -13,6 +13,7 @@ void register_cpu_kernels() {
   register_cpu_matmul_kernels();
   register_cpu_select_kernels();
   register_cpu_index_kernels();
+  register_cpu_optim_kernels();
 }
 
 }  // namespace ember::detail

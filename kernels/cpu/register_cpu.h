@@ -13,5 +13,6 @@ void register_cpu_reduce_kernels();
 void register_cpu_matmul_kernels();
 void register_cpu_select_kernels();
 void register_cpu_index_kernels();
+void register_cpu_optim_kernels();
 
 }  // namespace ember::detail

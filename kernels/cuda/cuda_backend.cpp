@@ -235,6 +235,7 @@ void register_cuda_kernels() {
   register_cuda_dim_kernels();
   register_cuda_select_kernels();
   register_cuda_index_kernels();
+  register_cuda_optim_kernels();
 }
 
 }  // namespace ember::detail

@@ -20,6 +20,7 @@ void register_cuda_reduce_kernels();
 void register_cuda_dim_kernels();
 void register_cuda_select_kernels();
 void register_cuda_index_kernels();
+void register_cuda_optim_kernels();
 
 /// The cudaEvent-backed StreamEvents for the caching allocator of a physical GPU.
 StreamEvents* cuda_stream_events(int device);

@@ -71,6 +71,7 @@ const char* family_kernel_name(OpFamily f) {
     case OpFamily::Select: return "SelectKernel";
     case OpFamily::Sort: return "SortKernel";
     case OpFamily::Index: return "IndexKernel";
+    case OpFamily::Optim: return "OptimKernel";
   }
   return "?";
 }
@@ -108,6 +109,9 @@ void register_kernel(Op op, DeviceType type, SortKernel fn, DtypeSet dtypes) {
 }
 void register_kernel(Op op, DeviceType type, IndexKernel fn, DtypeSet dtypes) {
   put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Index);
+}
+void register_kernel(Op op, DeviceType type, OptimKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Optim);
 }
 
 bool has_kernel(Op op, DeviceType type, ScalarType dtype) {

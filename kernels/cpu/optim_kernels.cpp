@@ -1,0 +1,61 @@
+// CPU kernels of the optim family (OptimArgs): one pass over a contiguous parameter per
+// step, the loop body from optim_update.h (shared with CUDA) so the compiler vectorises it;
+// tensors above kParallelGrain elements are split across OpenMP threads.
+#include "core/dtype_dispatch.h"
+#include "cpu/cpu_loops.h"
+#include "cpu/register_cpu.h"
+#include "ember/registry.h"
+#include "optim_update.h"
+
+namespace ember::detail {
+
+namespace {
+
+void sgd_step(const OptimArgs& a) {
+  dispatch_floating(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    const SgdScalars<M> s(a);
+    T* p = reinterpret_cast<T*>(a.param);
+    const T* g = reinterpret_cast<const T*>(a.grad);
+    // Without momentum there is no buffer: the update reads a dummy one it never stores to.
+    T* buf = reinterpret_cast<T*>(a.buf0);
+    parallel_for(a.numel, kParallelGrain, [&](int64_t b, int64_t e) {
+      if (buf) {
+        for (int64_t i = b; i < e; ++i) sgd_update<T, M>(s, p[i], g[i], buf[i]);
+      } else {
+        T unused{};
+        for (int64_t i = b; i < e; ++i) sgd_update<T, M>(s, p[i], g[i], unused);
+      }
+    });
+  });
+}
+
+void adam_step(const OptimArgs& a) {
+  dispatch_floating(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    const AdamScalars<M> s(a);
+    T* p = reinterpret_cast<T*>(a.param);
+    const T* g = reinterpret_cast<const T*>(a.grad);
+    T* m = reinterpret_cast<T*>(a.buf0);
+    T* v = reinterpret_cast<T*>(a.buf1);
+    T* vmax = reinterpret_cast<T*>(a.buf2);
+    parallel_for(a.numel, kParallelGrain, [&](int64_t b, int64_t e) {
+      if (vmax) {
+        for (int64_t i = b; i < e; ++i) adam_update<T, M>(s, p[i], g[i], m[i], v[i], vmax + i);
+      } else {
+        for (int64_t i = b; i < e; ++i) adam_update<T, M>(s, p[i], g[i], m[i], v[i], nullptr);
+      }
+    });
+  });
+}
+
+}  // namespace
+
+void register_cpu_optim_kernels() {
+  register_kernel(Op::SgdStep, kCPU, sgd_step, DtypeSet::floating());
+  register_kernel(Op::AdamStep, kCPU, adam_step, DtypeSet::floating());
+}
+
+}  // namespace ember::detail
