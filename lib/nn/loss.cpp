@@ -26,7 +26,8 @@ void check_pair(const Tensor& input, const Tensor& target, const char* op) {
 
 // Class dim and count of an (N, C, d1...) or (C) input.
 int64_t class_dim(const Tensor& input, const char* op) {
-  EMBER_CHECK_ARG(input.dim() >= 1, "{}: input must have a class dim ((C) or (N, C, ...)), got a 0-dim tensor", op);
+  EMBER_CHECK_ARG(input.dim() >= 1,
+                  "{}: input must have a class dim ((C) or (N, C, ...)), got a 0-dim tensor", op);
   return input.dim() == 1 ? 0 : 1;
 }
 
@@ -37,11 +38,12 @@ void check_index_target(const Tensor& input, const Tensor& target, int64_t ignor
                   name(target.dtype()));
   const int64_t cd = class_dim(input, op);
   EMBER_CHECK_ARG(target.dim() == input.dim() - 1,
-                  "{}: Expected target of {} dims for input of shape {}, got target of shape {}", op, input.dim() - 1,
-                  shape_str(input.sizes()), shape_str(target.sizes()));
+                  "{}: Expected target of {} dims for input of shape {}, got target of shape {}", op,
+                  input.dim() - 1, shape_str(input.sizes()), shape_str(target.sizes()));
   if (cd == 1) {
-    EMBER_CHECK_ARG(target.size(0) == input.size(0), "{}: Expected input batch_size ({}) to match target batch_size ({}).",
-                    op, input.size(0), target.size(0));
+    EMBER_CHECK_ARG(target.size(0) == input.size(0),
+                    "{}: Expected input batch_size ({}) to match target batch_size ({}).", op, input.size(0),
+                    target.size(0));
     for (int64_t i = 2; i < input.dim(); ++i)
       EMBER_CHECK_ARG(target.size(i - 1) == input.size(i), "{}: Expected target size {}, got {}", op,
                       shape_str(input.sizes()), shape_str(target.sizes()));
@@ -55,10 +57,11 @@ void check_index_target(const Tensor& input, const Tensor& target, int64_t ignor
 }
 
 void check_weight(const Tensor& weight, int64_t classes, const char* op) {
-  EMBER_CHECK_ARG(!weight.defined() || (weight.dim() == 1 && weight.size(0) == classes),
-                  "{}: weight tensor should be defined either for all {} classes or no classes but got weight tensor "
-                  "of shape: {}",
-                  op, classes, shape_str(weight.sizes()));
+  EMBER_CHECK_ARG(
+      !weight.defined() || (weight.dim() == 1 && weight.size(0) == classes),
+      "{}: weight tensor should be defined either for all {} classes or no classes but got weight tensor "
+      "of shape: {}",
+      op, classes, shape_str(weight.sizes()));
 }
 
 // Weight shaped to broadcast along the class dim of an input of `ndim` dims.
@@ -69,7 +72,8 @@ Tensor class_broadcast(const Tensor& weight, int64_t ndim, int64_t cd) {
 }
 
 // nll on already-checked log-probabilities.
-Tensor nll(const Tensor& logp, const Tensor& target, const Tensor& weight, int64_t ignore_index, Reduction r) {
+Tensor nll(const Tensor& logp, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+           Reduction r) {
   const int64_t cd = logp.dim() == 1 ? 0 : 1;
   Tensor ignored = target == ignore_index;
   Tensor safe = ember::where(ignored, int64_t(0), target);
@@ -119,9 +123,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
 
   if (is_floating_point(target.dtype())) {
     // Class probabilities: -(sum over classes of target * logp [* weight]); mean over the batch.
-    EMBER_CHECK_ARG(target.sizes() == input.sizes(),
-                    "{}: a floating-point target holds class probabilities and must have input's shape {}, got {}", op,
-                    shape_str(input.sizes()), shape_str(target.sizes()));
+    EMBER_CHECK_ARG(
+        target.sizes() == input.sizes(),
+        "{}: a floating-point target holds class probabilities and must have input's shape {}, got {}", op,
+        shape_str(input.sizes()), shape_str(target.sizes()));
     Tensor t = ls > 0 ? target * (1 - ls) + ls / double(c) : target;
     Tensor terms = logp * t;
     if (wb.defined()) terms = terms * wb;
@@ -139,12 +144,13 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   smooth = ember::where(ignored, 0.0, smooth);
   Tensor ret;
   if (options.reduction() == kMean) {
-    Tensor denom = weight.defined()
-                       ? ember::where(ignored, 0.0, weight.index_select(0, ember::where(ignored, int64_t(0), target)
-                                                                                 .reshape({-1}))
-                                                        .reshape(target.sizes()))
-                             .sum()
-                       : logical_not(ignored).sum().to(input.dtype());
+    Tensor denom =
+        weight.defined()
+            ? ember::where(ignored, 0.0,
+                           weight.index_select(0, ember::where(ignored, int64_t(0), target).reshape({-1}))
+                               .reshape(target.sizes()))
+                  .sum()
+            : logical_not(ignored).sum().to(input.dtype());
     ret = smooth.sum() / denom;
   } else {
     ret = reduce(smooth, options.reduction());
@@ -156,8 +162,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                         const BinaryCrossEntropyWithLogitsFuncOptions& options) {
   const char* op = "binary_cross_entropy_with_logits";
   check_pair(input, target, op);
-  EMBER_CHECK_ARG(target.sizes() == input.sizes(), "{}: Target size ({}) must be the same as input size ({})", op,
-                  shape_str(target.sizes()), shape_str(input.sizes()));
+  EMBER_CHECK_ARG(target.sizes() == input.sizes(), "{}: Target size ({}) must be the same as input size ({})",
+                  op, shape_str(target.sizes()), shape_str(input.sizes()));
   // max(-x, 0) + log1p(exp(-|x|)) is log(1 + exp(-x)) without overflow.
   Tensor log_sig_neg = ember::clamp_min(-input, 0) + ember::log1p(ember::exp(-ember::abs(input)));
   Tensor loss;
