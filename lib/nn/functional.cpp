@@ -121,12 +121,16 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
                   ember::detail::shape_str(weight.sizes()));
   const int64_t n = weight.size(0);
   Tensor flat = input.reshape({-1}).to(kInt64);
-  if (flat.numel() > 0) {
+  Tensor rows;
+  try {
+    rows = weight.index_select(0, flat);
+  } catch (const InvalidArgument&) {
+    // index_select checks the range without a host sync; only a failure pays for the search.
     const int64_t lo = flat.min().item<int64_t>(), hi = flat.max().item<int64_t>();
     EMBER_CHECK_ARG(lo >= 0 && hi < n, "embedding: index {} is out of range for num_embeddings = {}",
                     lo < 0 ? lo : hi, n);
+    throw;
   }
-  Tensor rows = weight.index_select(0, flat);
   if (options.padding_idx()) {
     int64_t pad = *options.padding_idx();
     if (pad < 0) pad += n;

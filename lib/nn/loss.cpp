@@ -31,9 +31,8 @@ int64_t class_dim(const Tensor& input, const char* op) {
   return input.dim() == 1 ? 0 : 1;
 }
 
-// Class-index target checks: int64, shape (N, d1...) matching input without its class dim,
-// every entry a class index or ignore_index.
-void check_index_target(const Tensor& input, const Tensor& target, int64_t ignore_index, const char* op) {
+// Class-index target checks: int64, shape (N, d1...) matching input without its class dim.
+void check_target_shape(const Tensor& input, const Tensor& target, const char* op) {
   EMBER_CHECK_ARG(target.dtype() == kInt64, "{}: expected target of dtype int64 (class indices), got {}", op,
                   name(target.dtype()));
   const int64_t cd = class_dim(input, op);
@@ -48,7 +47,11 @@ void check_index_target(const Tensor& input, const Tensor& target, int64_t ignor
       EMBER_CHECK_ARG(target.size(i - 1) == input.size(i), "{}: Expected target size {}, got {}", op,
                       shape_str(input.sizes()), shape_str(target.sizes()));
   }
-  const int64_t c = input.size(cd);
+}
+
+// The values check, run only once gather has refused a target (it checks without a host sync).
+void check_target_values(const Tensor& logp, const Tensor& target, int64_t ignore_index, const char* op) {
+  const int64_t c = logp.size(logp.dim() == 1 ? 0 : 1);
   Tensor kept = target.masked_select(target != ignore_index);
   if (kept.numel() == 0) return;
   const int64_t lo = kept.min().item<int64_t>(), hi = kept.max().item<int64_t>();
@@ -72,12 +75,18 @@ Tensor class_broadcast(const Tensor& weight, int64_t ndim, int64_t cd) {
 }
 
 // nll on already-checked log-probabilities.
-Tensor nll(const Tensor& logp, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-           Reduction r) {
+Tensor nll(const Tensor& logp, const Tensor& target, const Tensor& weight, int64_t ignore_index, Reduction r,
+           const char* op) {
   const int64_t cd = logp.dim() == 1 ? 0 : 1;
   Tensor ignored = target == ignore_index;
   Tensor safe = ember::where(ignored, int64_t(0), target);
-  Tensor picked = logp.gather(cd, safe.unsqueeze(cd)).squeeze(cd);
+  Tensor picked;
+  try {
+    picked = logp.gather(cd, safe.unsqueeze(cd)).squeeze(cd);
+  } catch (const InvalidArgument&) {
+    check_target_values(logp, target, ignore_index, op);
+    throw;
+  }
   Tensor w = weight.defined() ? weight.index_select(0, safe.reshape({-1})).reshape(target.sizes())
                               : ember::ones(target.sizes(), logp.options());
   w = ember::where(ignored, 0.0, w).to(logp.dtype());
@@ -102,9 +111,9 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOption
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
   check_pair(input, target, "nll_loss");
-  check_index_target(input, target, options.ignore_index(), "nll_loss");
+  check_target_shape(input, target, "nll_loss");
   check_weight(options.weight(), input.size(class_dim(input, "nll_loss")), "nll_loss");
-  return nll(input, target, options.weight(), options.ignore_index(), options.reduction());
+  return nll(input, target, options.weight(), options.ignore_index(), options.reduction(), "nll_loss");
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
@@ -135,8 +144,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     return reduce(loss, options.reduction());
   }
 
-  check_index_target(input, target, options.ignore_index(), op);
-  Tensor nl = nll(logp, target, weight, options.ignore_index(), options.reduction());
+  check_target_shape(input, target, op);
+  Tensor nl = nll(logp, target, weight, options.ignore_index(), options.reduction(), op);
   if (ls == 0) return nl;
   // libtorch's smoothing term: the (weighted) sum of -logp over classes, ignored targets zeroed.
   Tensor ignored = target == options.ignore_index();
