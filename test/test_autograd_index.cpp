@@ -1,9 +1,9 @@
 // Gradients of gather, index_select and index_add: node names as libtorch, known values
 // (repeated indices accumulate), gradcheck in float64 on random inputs.
 
-#include <catch2/catch.hpp>
 #include <ember/ember.h>
 
+#include <catch2/catch.hpp>
 #include <vector>
 
 #include "test_util.h"
@@ -54,7 +54,8 @@ TEST_CASE("autograd index: gather of a non-float input or an index out of range 
   Tensor xi = tensor({1, 2, 3});
   CHECK_FALSE(gather(xi, 0, tensor({int64_t(1)})).requires_grad());
   Tensor x = tensor({1.0, 2.0}, kDouble).requires_grad_();
-  CHECK_THROWS_WITH(gather(x, 0, tensor({int64_t(2)})), Equals("gather: index 2 is out of bounds for dimension 0 with size 2"));
+  CHECK_THROWS_WITH(gather(x, 0, tensor({int64_t(2)})),
+                    Equals("gather: index 2 is out of bounds for dimension 0 with size 2"));
   CHECK_FALSE(x.grad().defined());
 }
 
@@ -76,8 +77,8 @@ TEST_CASE("autograd index: index_select gradcheck on each dim, an int32 index an
   // double backward: index_select's gradient is index_add, itself differentiable in its source
   Tensor a = leaf({4, 3});
   Tensor gy = rand({2, 3}, kDouble);
-  auto g = autograd::grad({a.index_select(0, tensor({1, 1})) * a.index_select(0, tensor({1, 1}))}, {a}, {gy}, {},
-                          true);
+  auto g = autograd::grad({a.index_select(0, tensor({1, 1})) * a.index_select(0, tensor({1, 1}))}, {a}, {gy},
+                          {}, true);
   Tensor gg = autograd::grad({g[0].sum()}, {a})[0];
   // g = index_add(zeros, 0, [1,1], 2*a[[1,1]]*gy): d sum(g) / da is 2 * (gy[0] + gy[1]) at row 1
   std::vector<double> want(12, 0.0), gv = dvalues(gy);
@@ -98,10 +99,16 @@ TEST_CASE("autograd index: index_add's gradient passes to self and selects rows,
 
   Tensor a = leaf({4, 3}), b = leaf({4, 3, 2});
   Tensor s = leaf({4, 2, 2});
-  CHECK(check([](const variable_list& v) { return v[0].index_add(1, tensor({2, 0}), v[1], -0.5); },
-              {b.detach().requires_grad_(), s}));
-  CHECK(check([](const variable_list& v) { return v[0].index_add(0, tensor({1, 1}), v[1]); },
-              {a, leaf({2, 3})}));
+  CHECK(check(
+      [](const variable_list& v) {
+        return v[0].index_add(1, tensor({2, 0}), v[1], -0.5);
+      },
+      {b.detach().requires_grad_(), s}));
+  CHECK(check(
+      [](const variable_list& v) {
+        return v[0].index_add(0, tensor({1, 1}), v[1]);
+      },
+      {a, leaf({2, 3})}));
 }
 
 TEST_CASE("autograd index: index_add_ on a leaf that requires grad is refused and changes nothing") {

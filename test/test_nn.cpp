@@ -1,10 +1,10 @@
 // nn modules: the module tree (names, order, modes, conversion, printing), containers, and
 // each layer's defaults, forward and backward with known values, and errors.
 
-#include <catch2/catch.hpp>
 #include <ember/ember.h>
 #include <ember/nn.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -64,7 +64,8 @@ TEST_CASE("nn module: named parameters, buffers, children and modules in libtorc
   CHECK(keys(net->named_modules()) ==
         std::vector<std::string>{"", "fc1", "list", "list.0", "list.1", "seq", "seq.0", "empty"});
   CHECK(keys(net->named_modules("net", false)) ==
-        std::vector<std::string>{"net.fc1", "net.list", "net.list.0", "net.list.1", "net.seq", "net.seq.0", "net.empty"});
+        std::vector<std::string>{"net.fc1", "net.list", "net.list.0", "net.list.1", "net.seq", "net.seq.0",
+                                 "net.empty"});
   CHECK(net->modules().size() == 8);
   CHECK(net->modules().front().get() == net.get());
   // the parameters are the module's own tensors, leaves that require grad
@@ -88,10 +89,11 @@ TEST_CASE("nn module: prints as libtorch with ember::nn:: names, children indent
         "  (empty): ember::nn::Sequential\n"
         ")");
   nn::Sequential s(nn::Linear(nn::LinearOptions(3, 2).bias(false)), nn::GELU(), nn::Sigmoid(), nn::Softmax(1),
-                   nn::Dropout(0.25), nn::Embedding(10, 3), nn::Embedding(nn::EmbeddingOptions(10, 3).padding_idx(0)),
+                   nn::Dropout(0.25), nn::Embedding(10, 3),
+                   nn::Embedding(nn::EmbeddingOptions(10, 3).padding_idx(0)),
                    nn::LayerNorm(nn::LayerNormOptions({3})),
-                   nn::LayerNorm(nn::LayerNormOptions({2, 3}).eps(1e-3).elementwise_affine(false)), nn::ReLU(true),
-                   nn::Dropout(nn::DropoutOptions(0.5).inplace(true)));
+                   nn::LayerNorm(nn::LayerNormOptions({2, 3}).eps(1e-3).elementwise_affine(false)),
+                   nn::ReLU(true), nn::Dropout(nn::DropoutOptions(0.5).inplace(true)));
   CHECK(printed(s) ==
         "ember::nn::Sequential(\n"
         "  (0): ember::nn::Linear(in_features=3, out_features=2, bias=false)\n"
@@ -114,7 +116,8 @@ TEST_CASE("nn module: prints as libtorch with ember::nn:: names, children indent
 TEST_CASE("nn module: registration errors name the offending entry and change nothing") {
   nn::Module m("M");
   m.register_parameter("w", ones({1}));
-  CHECK_THROWS_WITH(m.register_parameter("a.b", ones({1})), Equals("Parameter name must not contain a dot (got 'a.b')"));
+  CHECK_THROWS_WITH(m.register_parameter("a.b", ones({1})),
+                    Equals("Parameter name must not contain a dot (got 'a.b')"));
   CHECK_THROWS_WITH(m.register_parameter("", ones({1})), Equals("Parameter name must not be empty"));
   CHECK_THROWS_WITH(m.register_parameter("w", ones({1})), Equals("Parameter 'w' already defined"));
   CHECK_THROWS_WITH(m.register_buffer("w", ones({1})), Equals("Buffer 'w' already defined as a parameter"));
@@ -197,7 +200,8 @@ TEST_CASE("nn sequential: forward chains, indexing, nesting, errors") {
   CHECK_THROWS_WITH(s[3], Equals("Index out of range: 3 for a container of 3 modules"));
   nn::Sequential outer(s, nn::Tanh());
   CHECK(dvalues(outer->forward(x)) == dvalues(tanh(s->forward(x))));
-  CHECK(keys(outer->named_parameters()) == std::vector<std::string>{"0.0.weight", "0.0.bias", "0.2.weight", "0.2.bias"});
+  CHECK(keys(outer->named_parameters()) ==
+        std::vector<std::string>{"0.0.weight", "0.0.bias", "0.2.weight", "0.2.bias"});
   nn::Sequential empty;
   CHECK_THROWS_WITH(empty->forward(x), Equals("Cannot call forward() on an empty Sequential"));
   nn::Sequential pushed;
@@ -242,10 +246,12 @@ TEST_CASE("nn linear: forward and backward with known values") {
 TEST_CASE("nn linear: wrong feature size or rank names expected and received shapes") {
   nn::Linear lin(4, 2);
   CHECK_THROWS_AS(lin(ones({2, 3})), InvalidArgument);
-  CHECK_THROWS_WITH(lin(ones({2, 3})),
-                    Equals("linear: input has 3 features in its last dim, expected in_features = 4 (input shape [2, 3])"));
-  CHECK_THROWS_WITH(lin(ones({})),
-                    Equals("linear: input must have at least 1 dim (*, in_features = 4), got a 0-dim tensor"));
+  CHECK_THROWS_WITH(
+      lin(ones({2, 3})),
+      Equals("linear: input has 3 features in its last dim, expected in_features = 4 (input shape [2, 3])"));
+  CHECK_THROWS_WITH(
+      lin(ones({})),
+      Equals("linear: input must have at least 1 dim (*, in_features = 4), got a 0-dim tensor"));
   CHECK_THROWS_WITH(lin(ones({2, 4}, kDouble)),
                     Equals("linear: input (float64) and weight (float32) must have the same dtype"));
   CHECK_FALSE(lin->weight.grad().defined());
@@ -271,7 +277,8 @@ TEST_CASE("nn embedding: N(0, 1) rows, padding row zeroed, lookup and gradient, 
   CHECK(dvalues(e->weight.grad()) == std::vector<double>{3, 3, 1, 1, 1, 1, 0, 0});
 
   CHECK_THROWS_WITH(e(tensor({4})), Equals("embedding: index 4 is out of range for num_embeddings = 4"));
-  CHECK_THROWS_WITH(e(tensor({1.0})), Equals("embedding: Expected indices of dtype int64 or int32, got float32"));
+  CHECK_THROWS_WITH(e(tensor({1.0})),
+                    Equals("embedding: Expected indices of dtype int64 or int32, got float32"));
   CHECK_THROWS_WITH(nn::Embedding(nn::EmbeddingOptions(10, 3).padding_idx(10)),
                     Equals("Embedding: Padding_idx must be within num_embeddings (got 10 for 10)"));
 }
@@ -290,15 +297,17 @@ TEST_CASE("nn layer_norm: ones / zeros, normalises the trailing dims, gradient, 
   (y * tensor({1.0, 2.0, 3.0}, kDouble)).sum().backward();
   CHECK(dvalues(ln->bias.grad()) == std::vector<double>{2, 4, 6});
   auto wg = dvalues(ln->weight.grad());
-  for (size_t i = 0; i < 3; ++i) CHECK(wg[i] == Approx((want[i] + want[i + 3]) * double(i + 1)).epsilon(1e-12));
+  for (size_t i = 0; i < 3; ++i)
+    CHECK(wg[i] == Approx((want[i] + want[i + 3]) * double(i + 1)).epsilon(1e-12));
   // the input's gradient sums to zero over each normalised row
   CHECK(x.grad().sum(1).abs().max().item<double>() < 1e-12);
 
   nn::LayerNorm plain(nn::LayerNormOptions({2, 3}).elementwise_affine(false));
   CHECK(plain->parameters().empty());
-  CHECK_THROWS_WITH(ln(ones({2, 4}, kDouble)),
-                    Equals("layer_norm: Given normalized_shape=[3], expected input with shape [*, 3], but got input of "
-                           "size[2, 4]"));
+  CHECK_THROWS_WITH(
+      ln(ones({2, 4}, kDouble)),
+      Equals("layer_norm: Given normalized_shape=[3], expected input with shape [*, 3], but got input of "
+             "size[2, 4]"));
 }
 
 TEST_CASE("nn dropout: identity in eval, zero or 1/(1-p) in training, errors") {
@@ -322,7 +331,8 @@ TEST_CASE("nn dropout: identity in eval, zero or 1/(1-p) in training, errors") {
   Tensor out = d(leaf);
   out.sum().backward();
   CHECK(dvalues(leaf.grad()) == dvalues(out));
-  CHECK_THROWS_WITH(nn::Dropout(1.5), Equals("Dropout: dropout probability has to be between 0 and 1, but got 1.5"));
+  CHECK_THROWS_WITH(nn::Dropout(1.5),
+                    Equals("Dropout: dropout probability has to be between 0 and 1, but got 1.5"));
 }
 
 TEST_CASE("nn activations: ReLU, GELU, Tanh, Sigmoid, Softmax values and gradients") {
@@ -372,9 +382,10 @@ TEST_CASE("nn losses: MSELoss reductions and CrossEntropyLoss with weight, ignor
   CHECK(weighted(xf, tensor({0, 2})).item<double>() == Approx(std::log(3.0)));
   CHECK_THROWS_WITH(weighted(xf, tensor({0, 3})),
                     Equals("cross_entropy: Target 3 is out of bounds (expected class indices in [0, 3))"));
-  CHECK_THROWS_WITH(weighted(xf, tensor({0.0, 1.0})),
-                    Contains("cross_entropy: a floating-point target holds class probabilities and must have input's "
-                             "shape [2, 3], got [2]"));
+  CHECK_THROWS_WITH(
+      weighted(xf, tensor({0.0, 1.0})),
+      Contains("cross_entropy: a floating-point target holds class probabilities and must have input's "
+               "shape [2, 3], got [2]"));
   CHECK_THROWS_WITH(weighted(xf, tensor({0, 1, 1})),
                     Equals("cross_entropy: Expected input batch_size (2) to match target batch_size (3)."));
   CHECK_THROWS_WITH(weighted(xf, tensor({0, 1}, kInt32)),

@@ -1,10 +1,10 @@
 // nn::functional and nn::init: values against hand-computed numbers (and libtorch 1.13's
 // where noted), every reduction, gradcheck in float64, errors by type and message.
 
-#include <catch2/catch.hpp>
 #include <ember/ember.h>
 #include <ember/nn.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -40,7 +40,8 @@ TEST_CASE("nn functional: linear, gelu (erf and tanh), silu, relu, softmax and l
   Tensor w = tensor({{1.0, 1.0}, {2.0, 0.0}, {0.0, -1.0}}, kDouble);
   approx_equal(F::linear(x, w), {-1, 2, 2});
   approx_equal(F::linear(x, w, tensor({1.0, 1.0, 1.0}, kDouble)), {0, 3, 3});
-  CHECK(check([](const variable_list& v) { return F::linear(v[0], v[1], v[2]); }, {leaf({4, 3}), leaf({2, 3}), leaf({2})}));
+  CHECK(check([](const variable_list& v) { return F::linear(v[0], v[1], v[2]); },
+              {leaf({4, 3}), leaf({2, 3}), leaf({2})}));
   CHECK(check([](const variable_list& v) { return F::linear(v[0], v[1]); }, {leaf({2, 2, 3}), leaf({5, 3})}));
 
   Tensor v = tensor({-1.5, 0.0, 0.7}, kDouble);
@@ -51,7 +52,8 @@ TEST_CASE("nn functional: linear, gelu (erf and tanh), silu, relu, softmax and l
   }
   approx_equal(F::gelu(v, nn::GELUOptions().approximate("tanh")), gt);
   approx_equal(F::silu(v), si);
-  CHECK(check([](const variable_list& a) { return F::gelu(a[0], nn::GELUOptions().approximate("tanh")); }, {leaf({5})}));
+  CHECK(check([](const variable_list& a) { return F::gelu(a[0], nn::GELUOptions().approximate("tanh")); },
+              {leaf({5})}));
   CHECK(check([](const variable_list& a) { return F::silu(a[0]); }, {leaf({5})}));
   CHECK_THROWS_WITH(F::gelu(v, nn::GELUOptions().approximate("fast")),
                     Equals("gelu: approximate must be \"none\" or \"tanh\", got \"fast\""));
@@ -60,7 +62,8 @@ TEST_CASE("nn functional: linear, gelu (erf and tanh), silu, relu, softmax and l
   Tensor s = F::softmax(tensor({{1.0, 2.0, 3.0}}, kDouble), 1);
   const double z = std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
   approx_equal(s, {std::exp(1.0) / z, std::exp(2.0) / z, std::exp(3.0) / z});
-  approx_equal(F::log_softmax(tensor({{1.0, 2.0, 3.0}}, kDouble), -1), {1 - std::log(z), 2 - std::log(z), 3 - std::log(z)});
+  approx_equal(F::log_softmax(tensor({{1.0, 2.0, 3.0}}, kDouble), -1),
+               {1 - std::log(z), 2 - std::log(z), 3 - std::log(z)});
   CHECK(F::softmax(tensor({1.0, 2.0}), F::SoftmaxFuncOptions(0).dtype(kDouble)).dtype() == kDouble);
 }
 
@@ -72,8 +75,10 @@ TEST_CASE("nn functional: dropout in training and not, every p, in place") {
   Tensor y = ones({8});
   F::dropout(y, F::DropoutFuncOptions(1.0).inplace(true));
   CHECK(dvalues(y) == std::vector<double>(8, 0.0));
-  CHECK_THROWS_WITH(F::dropout(x, -0.1), Equals("dropout: dropout probability has to be between 0 and 1, but got -0.1"));
-  CHECK_THROWS_WITH(F::dropout(ones({2}, kInt64), 0.5), Equals("dropout: input must be floating point, got int64"));
+  CHECK_THROWS_WITH(F::dropout(x, -0.1),
+                    Equals("dropout: dropout probability has to be between 0 and 1, but got -0.1"));
+  CHECK_THROWS_WITH(F::dropout(ones({2}, kInt64), 0.5),
+                    Equals("dropout: input must be floating point, got int64"));
 }
 
 TEST_CASE("nn functional: mse_loss and l1_loss, each reduction, and gradients") {
@@ -92,7 +97,8 @@ TEST_CASE("nn functional: mse_loss and l1_loss, each reduction, and gradients") 
 }
 
 TEST_CASE("nn functional: nll_loss with weight and ignore_index follows libtorch's weighted mean") {
-  Tensor logp = tensor({{-1.0, -2.0, -3.0}, {-0.5, -1.5, -2.5}, {-0.1, -0.2, -0.3}}, kDouble).requires_grad_();
+  Tensor logp =
+      tensor({{-1.0, -2.0, -3.0}, {-0.5, -1.5, -2.5}, {-0.1, -0.2, -0.3}}, kDouble).requires_grad_();
   Tensor t = tensor({2, 0, 1});
   Tensor w = tensor({1.0, 2.0, 4.0}, kDouble);
   CHECK(F::nll_loss(logp, t).item<double>() == Approx((3 + 0.5 + 0.2) / 3));
@@ -103,21 +109,25 @@ TEST_CASE("nn functional: nll_loss with weight and ignore_index follows libtorch
   approx_equal(F::nll_loss(logp, t, nn::NLLLossOptions().ignore_index(0).reduction(kNone)), {3, 0, 0.2});
   CHECK(F::nll_loss(logp, t, nn::NLLLossOptions().ignore_index(0)).item<double>() == Approx(1.6));
   // every target ignored: 0 / 0, NaN as in libtorch
-  CHECK(std::isnan(F::nll_loss(logp, tensor({1, 1, 1}), nn::NLLLossOptions().ignore_index(1)).item<double>()));
+  CHECK(
+      std::isnan(F::nll_loss(logp, tensor({1, 1, 1}), nn::NLLLossOptions().ignore_index(1)).item<double>()));
   F::nll_loss(logp, t, o).backward();
   approx_equal(logp.grad(), {0, 0, -4.0 / 7, -1.0 / 7, 0, 0, 0, -2.0 / 7, 0});
   // 1-D input with a 0-dim target, and the (N, C, d) layout
   CHECK(F::nll_loss(tensor({-1.0, -2.0}, kDouble), tensor(int64_t(1))).item<double>() == 2);
   Tensor img = leaf({2, 3, 4});
   Tensor tgt = randint(0, 3, {2, 4});
-  CHECK(check([&](const variable_list& v) { return F::nll_loss(v[0], tgt, nn::NLLLossOptions().weight(w)); }, {img}));
+  CHECK(check([&](const variable_list& v) { return F::nll_loss(v[0], tgt, nn::NLLLossOptions().weight(w)); },
+              {img}));
   CHECK_THROWS_WITH(F::nll_loss(logp, tensor({0, 3, 1})),
                     Equals("nll_loss: Target 3 is out of bounds (expected class indices in [0, 3))"));
-  CHECK_THROWS_WITH(F::nll_loss(logp, t, nn::NLLLossOptions().weight(ones({2}, kDouble))),
-                    Equals("nll_loss: weight tensor should be defined either for all 3 classes or no classes but got "
-                           "weight tensor of shape: [2]"));
-  CHECK_THROWS_WITH(F::nll_loss(logp, tensor({{0, 1, 2}})),
-                    Equals("nll_loss: Expected target of 1 dims for input of shape [3, 3], got target of shape [1, 3]"));
+  CHECK_THROWS_WITH(
+      F::nll_loss(logp, t, nn::NLLLossOptions().weight(ones({2}, kDouble))),
+      Equals("nll_loss: weight tensor should be defined either for all 3 classes or no classes but got "
+             "weight tensor of shape: [2]"));
+  CHECK_THROWS_WITH(
+      F::nll_loss(logp, tensor({{0, 1, 2}})),
+      Equals("nll_loss: Expected target of 1 dims for input of shape [3, 3], got target of shape [1, 3]"));
 }
 
 TEST_CASE("nn functional: cross_entropy with indices, probabilities, weights and label smoothing") {
@@ -128,23 +138,27 @@ TEST_CASE("nn functional: cross_entropy with indices, probabilities, weights and
   const double want = -(ls[0][1].item<double>() + ls[1][2].item<double>()) / 2;
   CHECK(F::cross_entropy(x, t).item<double>() == Approx(want));
   // libtorch 1.13: label_smoothing 0.2 with ignore_index 2
-  CHECK(F::cross_entropy(x, t, F::CrossEntropyFuncOptions().label_smoothing(0.2).ignore_index(2)).item<double>() ==
-        Approx(0.63103545077461165).epsilon(1e-12));
+  CHECK(F::cross_entropy(x, t, F::CrossEntropyFuncOptions().label_smoothing(0.2).ignore_index(2))
+            .item<double>() == Approx(0.63103545077461165).epsilon(1e-12));
   // probabilities equal to the one-hot targets give the index loss; smoothing mixes in 1/C
   Tensor p = one_hot(t, 3).to(kDouble);
   CHECK(F::cross_entropy(x, p).item<double>() == Approx(want));
   auto smooth = F::CrossEntropyFuncOptions().label_smoothing(0.3);
-  CHECK(F::cross_entropy(x, p, smooth).item<double>() == Approx(F::cross_entropy(x, t, smooth).item<double>()));
+  CHECK(F::cross_entropy(x, p, smooth).item<double>() ==
+        Approx(F::cross_entropy(x, t, smooth).item<double>()));
   auto weighted = F::CrossEntropyFuncOptions().weight(tensor({0.5, 1.0, 2.0}, kDouble)).label_smoothing(0.1);
   CHECK(check([&](const variable_list& v) { return F::cross_entropy(v[0], t, weighted); }, {leaf({2, 3})}));
   CHECK(check([&](const variable_list& v) { return F::cross_entropy(v[0], v[1].softmax(1), weighted); },
               {leaf({2, 3}), leaf({2, 3})}));
-  CHECK(check([&](const variable_list& v) { return F::cross_entropy(v[0], t, smooth.reduction(kNone)); }, {leaf({2, 3})}));
+  CHECK(check([&](const variable_list& v) { return F::cross_entropy(v[0], t, smooth.reduction(kNone)); },
+              {leaf({2, 3})}));
   CHECK_THROWS_WITH(F::cross_entropy(x, t, F::CrossEntropyFuncOptions().label_smoothing(1.5)),
                     Equals("cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: 1.5"));
-  CHECK_THROWS_WITH(F::cross_entropy(ones({2, 3}, kInt64), t), Equals("cross_entropy: input must be floating point, got int64"));
-  CHECK_THROWS_WITH(F::cross_entropy(ones({}), tensor(int64_t(0))),
-                    Equals("cross_entropy: input must have a class dim ((C) or (N, C, ...)), got a 0-dim tensor"));
+  CHECK_THROWS_WITH(F::cross_entropy(ones({2, 3}, kInt64), t),
+                    Equals("cross_entropy: input must be floating point, got int64"));
+  CHECK_THROWS_WITH(
+      F::cross_entropy(ones({}), tensor(int64_t(0))),
+      Equals("cross_entropy: input must have a class dim ((C) or (N, C, ...)), got a 0-dim tensor"));
 }
 
 TEST_CASE("nn functional: binary_cross_entropy_with_logits is stable, with weight and pos_weight") {
@@ -152,8 +166,10 @@ TEST_CASE("nn functional: binary_cross_entropy_with_logits is stable, with weigh
   Tensor t = tensor({1.0, 0.0, 1.0, 1.0, 0.0}, kDouble);
   std::vector<double> want;
   auto xv = dvalues(x), tv = dvalues(t);
-  for (size_t i = 0; i < xv.size(); ++i) want.push_back(std::log1p(std::exp(-std::abs(xv[i]))) + std::max(xv[i], 0.0) - xv[i] * tv[i]);
-  approx_equal(F::binary_cross_entropy_with_logits(x, t, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(kNone)),
+  for (size_t i = 0; i < xv.size(); ++i)
+    want.push_back(std::log1p(std::exp(-std::abs(xv[i]))) + std::max(xv[i], 0.0) - xv[i] * tv[i]);
+  approx_equal(F::binary_cross_entropy_with_logits(
+                   x, t, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(kNone)),
                want);
   CHECK(std::isfinite(F::binary_cross_entropy_with_logits(x, t).item<double>()));
   // pos_weight 3 triples the positive term: -3 t log(sigmoid(x)) - (1 - t) log(1 - sigmoid(x))
@@ -161,20 +177,26 @@ TEST_CASE("nn functional: binary_cross_entropy_with_logits is stable, with weigh
       tensor({0.5}, kDouble), tensor({1.0}, kDouble),
       F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(tensor({3.0}, kDouble)));
   CHECK(pw.item<double>() == Approx(-3 * std::log(1 / (1 + std::exp(-0.5)))));
-  auto o = F::BinaryCrossEntropyWithLogitsFuncOptions().weight(tensor({1.0, 2.0, 0.5}, kDouble)).pos_weight(
-      tensor({2.0, 1.0, 0.5}, kDouble));
+  auto o = F::BinaryCrossEntropyWithLogitsFuncOptions()
+               .weight(tensor({1.0, 2.0, 0.5}, kDouble))
+               .pos_weight(tensor({2.0, 1.0, 0.5}, kDouble));
   CHECK(check([&](const variable_list& v) { return F::binary_cross_entropy_with_logits(v[0], v[1], o); },
               {leaf({4, 3}), rand({4, 3}, kDouble).requires_grad_()}));
-  CHECK_THROWS_WITH(F::binary_cross_entropy_with_logits(ones({2, 3}), ones({2, 4})),
-                    Equals("binary_cross_entropy_with_logits: Target size ([2, 4]) must be the same as input size ([2, 3])"));
+  CHECK_THROWS_WITH(
+      F::binary_cross_entropy_with_logits(ones({2, 3}), ones({2, 4})),
+      Equals(
+          "binary_cross_entropy_with_logits: Target size ([2, 4]) must be the same as input size ([2, 3])"));
 }
 
 TEST_CASE("nn functional: layer_norm and embedding gradcheck, errors") {
   Tensor w = leaf({2, 3}), b = leaf({2, 3});
-  CHECK(check([](const variable_list& v) {
-    return F::layer_norm(v[0], F::LayerNormFuncOptions({2, 3}).weight(v[1]).bias(v[2]).eps(1e-3));
-  }, {leaf({4, 2, 3}), w, b}));
-  CHECK(check([](const variable_list& v) { return F::layer_norm(v[0], F::LayerNormFuncOptions({3})); }, {leaf({5, 3})}));
+  CHECK(check(
+      [](const variable_list& v) {
+        return F::layer_norm(v[0], F::LayerNormFuncOptions({2, 3}).weight(v[1]).bias(v[2]).eps(1e-3));
+      },
+      {leaf({4, 2, 3}), w, b}));
+  CHECK(check([](const variable_list& v) { return F::layer_norm(v[0], F::LayerNormFuncOptions({3})); },
+              {leaf({5, 3})}));
   CHECK_THROWS_WITH(F::layer_norm(ones({2, 3}), F::LayerNormFuncOptions({3}).weight(ones({4}))),
                     Equals("layer_norm: weight and bias must have the normalized shape [3], got [4]"));
   Tensor idx = tensor({{1, 0}, {1, 3}});
@@ -184,7 +206,8 @@ TEST_CASE("nn functional: layer_norm and embedding gradcheck, errors") {
   F::embedding(idx, table, F::EmbeddingFuncOptions().padding_idx(1)).sum().backward();
   CHECK(dvalues(table.grad()) == std::vector<double>{1, 1, 0, 0, 0, 0, 1, 1});
   CHECK(F::embedding(tensor({2}, kInt32), eye(3)).sizes() == IntArrayRef{1, 3});
-  CHECK_THROWS_WITH(F::embedding(tensor({-1}), eye(3)), Equals("embedding: index -1 is out of range for num_embeddings = 3"));
+  CHECK_THROWS_WITH(F::embedding(tensor({-1}), eye(3)),
+                    Equals("embedding: index -1 is out of range for num_embeddings = 3"));
   CHECK_THROWS_WITH(F::embedding(tensor({0}), ones({3})),
                     Equals("embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape [3]"));
 }
@@ -226,9 +249,11 @@ TEST_CASE("nn init: gains, bounds and fills in place without recording") {
   CHECK(w.abs().sum().item<double>() == 0);
   CHECK_FALSE(w.grad_fn());
 
-  CHECK_THROWS_WITH(nn::init::kaiming_uniform_(ones({3})),
-                    Equals("kaiming_uniform_: Fan in and fan out can not be computed for tensor with fewer than 2 "
-                           "dimensions (got shape of 1 dims)"));
-  CHECK_THROWS_WITH(nn::init::normal_(ones({3}), 0, -1), Equals("normal_: expects std >= 0.0, but found std -1"));
+  CHECK_THROWS_WITH(
+      nn::init::kaiming_uniform_(ones({3})),
+      Equals("kaiming_uniform_: Fan in and fan out can not be computed for tensor with fewer than 2 "
+             "dimensions (got shape of 1 dims)"));
+  CHECK_THROWS_WITH(nn::init::normal_(ones({3}), 0, -1),
+                    Equals("normal_: expects std >= 0.0, but found std -1"));
   CHECK_THROWS_WITH(nn::init::zeros_(Tensor()), Equals("constant_: the tensor to fill is undefined"));
 }

@@ -1,11 +1,11 @@
 // Cross-checks nn against libtorch 1.13 from the same weights and inputs: each layer's
 // forward and gradients, the losses in every reduction, the functional activations, the
 // init gains and the printed module tree (ember::nn:: where libtorch prints torch::nn::).
-#include <catch2/catch.hpp>
 #include <ember/ember.h>
 #include <ember/nn.h>
 #include <torch/torch.h>
 
+#include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
 
@@ -25,7 +25,9 @@ void check_close(const ember::Tensor& e, const torch::Tensor& t, double tol = 1e
   CHECK((d / scale).max().item<double>() <= tol);
 }
 
-ember::Tensor leaf(std::vector<int64_t> sizes) { return (ember::randn(sizes, ember::kDouble)).requires_grad_(); }
+ember::Tensor leaf(std::vector<int64_t> sizes) {
+  return (ember::randn(sizes, ember::kDouble)).requires_grad_();
+}
 torch::Tensor tleaf(const ember::Tensor& e) { return as_torch(e.detach()).requires_grad_(); }
 
 void set(ember::Tensor& dst, const torch::Tensor& src) {
@@ -103,22 +105,26 @@ TEST_CASE("nn crosscheck: Linear, Embedding and LayerNorm forward and gradients 
 
 TEST_CASE("nn crosscheck: cross_entropy and nll_loss in every reduction, weights, ignore_index, smoothing") {
   ember::Tensor w = ember::rand({4}, ember::kDouble) + 0.5;
-  for (auto [er, tr] : {std::pair{ember::kMean, torch::Reduction::Mean}, std::pair{ember::kSum, torch::Reduction::Sum},
-                        std::pair{ember::kNone, torch::Reduction::None}}) {
+  for (auto [er, tr] :
+       {std::pair{ember::kMean, torch::Reduction::Mean}, std::pair{ember::kSum, torch::Reduction::Sum},
+        std::pair{ember::kNone, torch::Reduction::None}}) {
     for (double ls : {0.0, 0.15}) {
       for (bool weighted : {false, true}) {
         INFO("reduction " << int(er) << " smoothing " << ls << " weighted " << weighted);
         ember::Tensor x = leaf({5, 4, 2});
         torch::Tensor tx = tleaf(x);
         ember::Tensor t = ember::randint(0, 4, {5, 2});
-        { ember::NoGradGuard ng; t.select(1, 0).narrow(0, 0, 2).fill_(-100); }  // two ignored entries
+        {
+          ember::NoGradGuard ng;
+          t.select(1, 0).narrow(0, 0, 2).fill_(-100);
+        }  // two ignored entries
         auto eo = EF::CrossEntropyFuncOptions().label_smoothing(ls);
         auto to = TF::CrossEntropyFuncOptions().label_smoothing(ls);
         if (weighted) {
           eo.weight(w);
           to.weight(as_torch(w));
         }
-        to.reduction(tr == torch::Reduction::Mean ? TF::CrossEntropyFuncOptions::reduction_t(torch::kMean)
+        to.reduction(tr == torch::Reduction::Mean  ? TF::CrossEntropyFuncOptions::reduction_t(torch::kMean)
                      : tr == torch::Reduction::Sum ? TF::CrossEntropyFuncOptions::reduction_t(torch::kSum)
                                                    : TF::CrossEntropyFuncOptions::reduction_t(torch::kNone));
         eo.reduction(er);
@@ -171,12 +177,14 @@ TEST_CASE("nn crosscheck: init gains and the printed tree match libtorch's text"
         torch::nn::init::calculate_gain(torch::kLeakyReLU, 0.3));
   ember::nn::Sequential es(ember::nn::Linear(4, 3), ember::nn::ReLU(), ember::nn::Dropout(0.2),
                            ember::nn::Embedding(ember::nn::EmbeddingOptions(7, 2).padding_idx(1)),
-                           ember::nn::LayerNorm(ember::nn::LayerNormOptions({2}).eps(1e-6)), ember::nn::Softmax(-1),
-                           ember::nn::Tanh(), ember::nn::Sigmoid(), ember::nn::GELU());
+                           ember::nn::LayerNorm(ember::nn::LayerNormOptions({2}).eps(1e-6)),
+                           ember::nn::Softmax(-1), ember::nn::Tanh(), ember::nn::Sigmoid(),
+                           ember::nn::GELU());
   torch::nn::Sequential ts(torch::nn::Linear(4, 3), torch::nn::ReLU(), torch::nn::Dropout(0.2),
                            torch::nn::Embedding(torch::nn::EmbeddingOptions(7, 2).padding_idx(1)),
-                           torch::nn::LayerNorm(torch::nn::LayerNormOptions({2}).eps(1e-6)), torch::nn::Softmax(-1),
-                           torch::nn::Tanh(), torch::nn::Sigmoid(), torch::nn::GELU());
+                           torch::nn::LayerNorm(torch::nn::LayerNormOptions({2}).eps(1e-6)),
+                           torch::nn::Softmax(-1), torch::nn::Tanh(), torch::nn::Sigmoid(),
+                           torch::nn::GELU());
   std::ostringstream e;
   e << es;
   CHECK(e.str() == torch_text(*ts));

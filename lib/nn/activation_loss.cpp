@@ -36,6 +36,8 @@ Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) 
                                        .label_smoothing(options.label_smoothing()));
 }
 
-void CrossEntropyLossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::CrossEntropyLoss()"; }
+void CrossEntropyLossImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::CrossEntropyLoss()";
+}
 
 }  // namespace ember::nn

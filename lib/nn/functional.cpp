@@ -25,7 +25,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   check_defined(weight, "linear", "weight");
   EMBER_CHECK_ARG(weight.dim() == 2, "linear: weight must be 2-D (out_features, in_features), got shape {}",
                   ember::detail::shape_str(weight.sizes()));
-  EMBER_CHECK_ARG(input.dim() >= 1, "linear: input must have at least 1 dim (*, in_features = {}), got a 0-dim tensor",
+  EMBER_CHECK_ARG(input.dim() >= 1,
+                  "linear: input must have at least 1 dim (*, in_features = {}), got a 0-dim tensor",
                   weight.size(1));
   EMBER_CHECK_ARG(input.size(-1) == weight.size(1),
                   "linear: input has {} features in its last dim, expected in_features = {} (input shape {})",
@@ -33,8 +34,9 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   EMBER_CHECK_ARG(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)),
                   "linear: bias must have shape [{}], got {}", weight.size(0),
                   ember::detail::shape_str(bias.sizes()));
-  EMBER_CHECK_ARG(input.dtype() == weight.dtype(), "linear: input ({}) and weight ({}) must have the same dtype",
-                  name(input.dtype()), name(weight.dtype()));
+  EMBER_CHECK_ARG(input.dtype() == weight.dtype(),
+                  "linear: input ({}) and weight ({}) must have the same dtype", name(input.dtype()),
+                  name(weight.dtype()));
   return ember::linear(input, weight, bias);
 }
 
@@ -47,7 +49,8 @@ Tensor relu(Tensor input, const ReLUFuncOptions& options) {
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
   check_defined(input, "gelu", "input");
   const std::string& a = options.approximate();
-  EMBER_CHECK_ARG(a == "none" || a == "tanh", "gelu: approximate must be \"none\" or \"tanh\", got \"{}\"", a);
+  EMBER_CHECK_ARG(a == "none" || a == "tanh", "gelu: approximate must be \"none\" or \"tanh\", got \"{}\"",
+                  a);
   if (a == "none") return ember::gelu(input);
   // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
   const double k = std::sqrt(2.0 / M_PI);
@@ -90,9 +93,9 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
   EMBER_CHECK_ARG(k >= 1, "layer_norm: Expected normalized_shape to be at least 1-dimensional");
   bool ok = input.dim() >= k;
   for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == shape[size_t(i)];
-  EMBER_CHECK_ARG(ok, "layer_norm: Given normalized_shape={}, expected input with shape {}, but got input of size{}",
-                  ember::detail::shape_str(shape), trailing(shape),
-                  ember::detail::shape_str(input.sizes()));
+  EMBER_CHECK_ARG(
+      ok, "layer_norm: Given normalized_shape={}, expected input with shape {}, but got input of size{}",
+      ember::detail::shape_str(shape), trailing(shape), ember::detail::shape_str(input.sizes()));
   for (const Tensor* t : {&options.weight(), &options.bias()})
     EMBER_CHECK_ARG(!t->defined() || t->sizes() == IntArrayRef(shape),
                     "layer_norm: weight and bias must have the normalized shape {}, got {}",
@@ -113,16 +116,21 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
   check_defined(weight, "embedding", "weight");
   EMBER_CHECK_ARG(input.dtype() == kInt64 || input.dtype() == kInt32,
                   "embedding: Expected indices of dtype int64 or int32, got {}", name(input.dtype()));
-  EMBER_CHECK_ARG(weight.dim() == 2, "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
+  EMBER_CHECK_ARG(weight.dim() == 2,
+                  "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
                   ember::detail::shape_str(weight.sizes()));
   const int64_t n = weight.size(0);
   Tensor flat = input.reshape({-1}).to(kInt64);
-  if (flat.numel() > 0) {
+  Tensor rows;
+  try {
+    rows = weight.index_select(0, flat);
+  } catch (const InvalidArgument&) {
+    // index_select checks the range without a host sync; only a failure pays for the search.
     const int64_t lo = flat.min().item<int64_t>(), hi = flat.max().item<int64_t>();
     EMBER_CHECK_ARG(lo >= 0 && hi < n, "embedding: index {} is out of range for num_embeddings = {}",
                     lo < 0 ? lo : hi, n);
+    throw;
   }
-  Tensor rows = weight.index_select(0, flat);
   if (options.padding_idx()) {
     int64_t pad = *options.padding_idx();
     if (pad < 0) pad += n;

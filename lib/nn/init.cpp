@@ -18,10 +18,11 @@ void check_defined(const Tensor& t, const char* op) {
 
 // (fan_in, fan_out): dims 1 and 0 times the receptive field (the product of the rest).
 std::pair<double, double> fans(const Tensor& t, const char* op) {
-  EMBER_CHECK_ARG(t.dim() >= 2,
-                  "{}: Fan in and fan out can not be computed for tensor with fewer than 2 dimensions (got shape of "
-                  "{} dims)",
-                  op, t.dim());
+  EMBER_CHECK_ARG(
+      t.dim() >= 2,
+      "{}: Fan in and fan out can not be computed for tensor with fewer than 2 dimensions (got shape of "
+      "{} dims)",
+      op, t.dim());
   double receptive = 1;
   for (int64_t d = 2; d < t.dim(); ++d) receptive *= double(t.size(d));
   return {double(t.size(1)) * receptive, double(t.size(0)) * receptive};
@@ -36,10 +37,14 @@ double fan(const Tensor& t, FanMode mode, const char* op) {
 
 double calculate_gain(Nonlinearity nonlinearity, double param) {
   switch (nonlinearity) {
-    case kTanh: return 5.0 / 3.0;
-    case kReLU: return std::sqrt(2.0);
-    case kLeakyReLU: return std::sqrt(2.0 / (1 + param * param));
-    default: return 1.0;  // linear, the convolutions and sigmoid
+    case kTanh:
+      return 5.0 / 3.0;
+    case kReLU:
+      return std::sqrt(2.0);
+    case kLeakyReLU:
+      return std::sqrt(2.0 / (1 + param * param));
+    default:
+      return 1.0;  // linear, the convolutions and sigmoid
   }
 }
 
@@ -83,7 +88,8 @@ Tensor xavier_normal_(Tensor tensor, double gain) {
 
 Tensor kaiming_uniform_(Tensor tensor, double a, FanMode mode, Nonlinearity nonlinearity) {
   check_defined(tensor, "kaiming_uniform_");
-  const double bound = std::sqrt(3.0) * calculate_gain(nonlinearity, a) / std::sqrt(fan(tensor, mode, "kaiming_uniform_"));
+  const double bound =
+      std::sqrt(3.0) * calculate_gain(nonlinearity, a) / std::sqrt(fan(tensor, mode, "kaiming_uniform_"));
   return uniform_(std::move(tensor), -bound, bound);
 }
 

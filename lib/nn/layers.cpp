@@ -13,8 +13,8 @@ namespace ember::nn {
 
 LinearImpl::LinearImpl(const LinearOptions& options_) : options(options_) {
   EMBER_CHECK_ARG(options.in_features() >= 0 && options.out_features() >= 0,
-                  "Linear: in_features and out_features must be non-negative, got {} and {}", options.in_features(),
-                  options.out_features());
+                  "Linear: in_features and out_features must be non-negative, got {} and {}",
+                  options.in_features(), options.out_features());
   weight = register_parameter("weight", ember::empty({options.out_features(), options.in_features()}));
   bias = options.bias() ? register_parameter("bias", ember::empty({options.out_features()}))
                         : register_parameter("bias", Tensor(), false);
@@ -42,15 +42,16 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options
                   "Embedding: num_embeddings and embedding_dim must be non-negative, got {} and {}", n,
                   options.embedding_dim());
   if (auto pad = options.padding_idx()) {
-    EMBER_CHECK_ARG(*pad < n && *pad >= -n, "Embedding: Padding_idx must be within num_embeddings (got {} for {})",
-                    *pad, n);
+    EMBER_CHECK_ARG(*pad < n && *pad >= -n,
+                    "Embedding: Padding_idx must be within num_embeddings (got {} for {})", *pad, n);
     if (*pad < 0) options.padding_idx(*pad + n);
   }
   const Tensor& given = options._weight();
   if (given.defined()) {
-    EMBER_CHECK_ARG(given.dim() == 2 && given.size(0) == n && given.size(1) == options.embedding_dim(),
-                    "Embedding: Shape of _weight does not match num_embeddings and embedding_dim ({} vs [{}, {}])",
-                    ember::detail::shape_str(given.sizes()), n, options.embedding_dim());
+    EMBER_CHECK_ARG(
+        given.dim() == 2 && given.size(0) == n && given.size(1) == options.embedding_dim(),
+        "Embedding: Shape of _weight does not match num_embeddings and embedding_dim ({} vs [{}, {}])",
+        ember::detail::shape_str(given.sizes()), n, options.embedding_dim());
     weight = register_parameter("weight", given);
   } else {
     weight = register_parameter("weight", ember::empty({n, options.embedding_dim()}));
@@ -67,7 +68,8 @@ void EmbeddingImpl::reset_parameters() {
 }
 
 Tensor EmbeddingImpl::forward(const Tensor& indices) {
-  return functional::embedding(indices, weight, functional::EmbeddingFuncOptions().padding_idx(options.padding_idx()));
+  return functional::embedding(indices, weight,
+                               functional::EmbeddingFuncOptions().padding_idx(options.padding_idx()));
 }
 
 void EmbeddingImpl::pretty_print(std::ostream& stream) const {
@@ -78,7 +80,8 @@ void EmbeddingImpl::pretty_print(std::ostream& stream) const {
 }
 
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) {
-  EMBER_CHECK_ARG(!options.normalized_shape().empty(), "LayerNorm: normalized_shape must have at least one dim");
+  EMBER_CHECK_ARG(!options.normalized_shape().empty(),
+                  "LayerNorm: normalized_shape must have at least one dim");
   if (options.elementwise_affine()) {
     weight = register_parameter("weight", ember::empty(options.normalized_shape()));
     bias = register_parameter("bias", ember::empty(options.normalized_shape()));
@@ -96,8 +99,10 @@ void LayerNormImpl::reset_parameters() {
 }
 
 Tensor LayerNormImpl::forward(const Tensor& input) {
-  return functional::layer_norm(
-      input, functional::LayerNormFuncOptions(options.normalized_shape()).weight(weight).bias(bias).eps(options.eps()));
+  return functional::layer_norm(input, functional::LayerNormFuncOptions(options.normalized_shape())
+                                           .weight(weight)
+                                           .bias(bias)
+                                           .eps(options.eps()));
 }
 
 void LayerNormImpl::pretty_print(std::ostream& stream) const {
@@ -117,7 +122,8 @@ Tensor DropoutImpl::forward(Tensor input) {
 }
 
 void DropoutImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::Dropout(p=" << options.p() << ", inplace=" << options.inplace() << ")";
+  stream << std::boolalpha << "ember::nn::Dropout(p=" << options.p() << ", inplace=" << options.inplace()
+         << ")";
 }
 
 }  // namespace ember::nn

@@ -26,27 +26,32 @@ void check_pair(const Tensor& input, const Tensor& target, const char* op) {
 
 // Class dim and count of an (N, C, d1...) or (C) input.
 int64_t class_dim(const Tensor& input, const char* op) {
-  EMBER_CHECK_ARG(input.dim() >= 1, "{}: input must have a class dim ((C) or (N, C, ...)), got a 0-dim tensor", op);
+  EMBER_CHECK_ARG(input.dim() >= 1,
+                  "{}: input must have a class dim ((C) or (N, C, ...)), got a 0-dim tensor", op);
   return input.dim() == 1 ? 0 : 1;
 }
 
-// Class-index target checks: int64, shape (N, d1...) matching input without its class dim,
-// every entry a class index or ignore_index.
-void check_index_target(const Tensor& input, const Tensor& target, int64_t ignore_index, const char* op) {
+// Class-index target checks: int64, shape (N, d1...) matching input without its class dim.
+void check_target_shape(const Tensor& input, const Tensor& target, const char* op) {
   EMBER_CHECK_ARG(target.dtype() == kInt64, "{}: expected target of dtype int64 (class indices), got {}", op,
                   name(target.dtype()));
   const int64_t cd = class_dim(input, op);
   EMBER_CHECK_ARG(target.dim() == input.dim() - 1,
-                  "{}: Expected target of {} dims for input of shape {}, got target of shape {}", op, input.dim() - 1,
-                  shape_str(input.sizes()), shape_str(target.sizes()));
+                  "{}: Expected target of {} dims for input of shape {}, got target of shape {}", op,
+                  input.dim() - 1, shape_str(input.sizes()), shape_str(target.sizes()));
   if (cd == 1) {
-    EMBER_CHECK_ARG(target.size(0) == input.size(0), "{}: Expected input batch_size ({}) to match target batch_size ({}).",
-                    op, input.size(0), target.size(0));
+    EMBER_CHECK_ARG(target.size(0) == input.size(0),
+                    "{}: Expected input batch_size ({}) to match target batch_size ({}).", op, input.size(0),
+                    target.size(0));
     for (int64_t i = 2; i < input.dim(); ++i)
       EMBER_CHECK_ARG(target.size(i - 1) == input.size(i), "{}: Expected target size {}, got {}", op,
                       shape_str(input.sizes()), shape_str(target.sizes()));
   }
-  const int64_t c = input.size(cd);
+}
+
+// The values check, run only once gather has refused a target (it checks without a host sync).
+void check_target_values(const Tensor& logp, const Tensor& target, int64_t ignore_index, const char* op) {
+  const int64_t c = logp.size(logp.dim() == 1 ? 0 : 1);
   Tensor kept = target.masked_select(target != ignore_index);
   if (kept.numel() == 0) return;
   const int64_t lo = kept.min().item<int64_t>(), hi = kept.max().item<int64_t>();
@@ -55,10 +60,11 @@ void check_index_target(const Tensor& input, const Tensor& target, int64_t ignor
 }
 
 void check_weight(const Tensor& weight, int64_t classes, const char* op) {
-  EMBER_CHECK_ARG(!weight.defined() || (weight.dim() == 1 && weight.size(0) == classes),
-                  "{}: weight tensor should be defined either for all {} classes or no classes but got weight tensor "
-                  "of shape: {}",
-                  op, classes, shape_str(weight.sizes()));
+  EMBER_CHECK_ARG(
+      !weight.defined() || (weight.dim() == 1 && weight.size(0) == classes),
+      "{}: weight tensor should be defined either for all {} classes or no classes but got weight tensor "
+      "of shape: {}",
+      op, classes, shape_str(weight.sizes()));
 }
 
 // Weight shaped to broadcast along the class dim of an input of `ndim` dims.
@@ -69,11 +75,18 @@ Tensor class_broadcast(const Tensor& weight, int64_t ndim, int64_t cd) {
 }
 
 // nll on already-checked log-probabilities.
-Tensor nll(const Tensor& logp, const Tensor& target, const Tensor& weight, int64_t ignore_index, Reduction r) {
+Tensor nll(const Tensor& logp, const Tensor& target, const Tensor& weight, int64_t ignore_index, Reduction r,
+           const char* op) {
   const int64_t cd = logp.dim() == 1 ? 0 : 1;
   Tensor ignored = target == ignore_index;
   Tensor safe = ember::where(ignored, int64_t(0), target);
-  Tensor picked = logp.gather(cd, safe.unsqueeze(cd)).squeeze(cd);
+  Tensor picked;
+  try {
+    picked = logp.gather(cd, safe.unsqueeze(cd)).squeeze(cd);
+  } catch (const InvalidArgument&) {
+    check_target_values(logp, target, ignore_index, op);
+    throw;
+  }
   Tensor w = weight.defined() ? weight.index_select(0, safe.reshape({-1})).reshape(target.sizes())
                               : ember::ones(target.sizes(), logp.options());
   w = ember::where(ignored, 0.0, w).to(logp.dtype());
@@ -98,9 +111,9 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOption
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
   check_pair(input, target, "nll_loss");
-  check_index_target(input, target, options.ignore_index(), "nll_loss");
+  check_target_shape(input, target, "nll_loss");
   check_weight(options.weight(), input.size(class_dim(input, "nll_loss")), "nll_loss");
-  return nll(input, target, options.weight(), options.ignore_index(), options.reduction());
+  return nll(input, target, options.weight(), options.ignore_index(), options.reduction(), "nll_loss");
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
@@ -119,9 +132,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
 
   if (is_floating_point(target.dtype())) {
     // Class probabilities: -(sum over classes of target * logp [* weight]); mean over the batch.
-    EMBER_CHECK_ARG(target.sizes() == input.sizes(),
-                    "{}: a floating-point target holds class probabilities and must have input's shape {}, got {}", op,
-                    shape_str(input.sizes()), shape_str(target.sizes()));
+    EMBER_CHECK_ARG(
+        target.sizes() == input.sizes(),
+        "{}: a floating-point target holds class probabilities and must have input's shape {}, got {}", op,
+        shape_str(input.sizes()), shape_str(target.sizes()));
     Tensor t = ls > 0 ? target * (1 - ls) + ls / double(c) : target;
     Tensor terms = logp * t;
     if (wb.defined()) terms = terms * wb;
@@ -130,8 +144,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     return reduce(loss, options.reduction());
   }
 
-  check_index_target(input, target, options.ignore_index(), op);
-  Tensor nl = nll(logp, target, weight, options.ignore_index(), options.reduction());
+  check_target_shape(input, target, op);
+  Tensor nl = nll(logp, target, weight, options.ignore_index(), options.reduction(), op);
   if (ls == 0) return nl;
   // libtorch's smoothing term: the (weighted) sum of -logp over classes, ignored targets zeroed.
   Tensor ignored = target == options.ignore_index();
@@ -139,12 +153,13 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   smooth = ember::where(ignored, 0.0, smooth);
   Tensor ret;
   if (options.reduction() == kMean) {
-    Tensor denom = weight.defined()
-                       ? ember::where(ignored, 0.0, weight.index_select(0, ember::where(ignored, int64_t(0), target)
-                                                                                 .reshape({-1}))
-                                                        .reshape(target.sizes()))
-                             .sum()
-                       : logical_not(ignored).sum().to(input.dtype());
+    Tensor denom =
+        weight.defined()
+            ? ember::where(ignored, 0.0,
+                           weight.index_select(0, ember::where(ignored, int64_t(0), target).reshape({-1}))
+                               .reshape(target.sizes()))
+                  .sum()
+            : logical_not(ignored).sum().to(input.dtype());
     ret = smooth.sum() / denom;
   } else {
     ret = reduce(smooth, options.reduction());
@@ -156,8 +171,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                         const BinaryCrossEntropyWithLogitsFuncOptions& options) {
   const char* op = "binary_cross_entropy_with_logits";
   check_pair(input, target, op);
-  EMBER_CHECK_ARG(target.sizes() == input.sizes(), "{}: Target size ({}) must be the same as input size ({})", op,
-                  shape_str(target.sizes()), shape_str(input.sizes()));
+  EMBER_CHECK_ARG(target.sizes() == input.sizes(), "{}: Target size ({}) must be the same as input size ({})",
+                  op, shape_str(target.sizes()), shape_str(input.sizes()));
   // max(-x, 0) + log1p(exp(-|x|)) is log(1 + exp(-x)) without overflow.
   Tensor log_sig_neg = ember::clamp_min(-input, 0) + ember::log1p(ember::exp(-ember::abs(input)));
   Tensor loss;

@@ -23,7 +23,8 @@ std::string demangled(const std::type_info& t) {
 
 void check_name(const std::string& name, const char* what) {
   EMBER_CHECK_ARG(!name.empty(), "{} name must not be empty", what);
-  EMBER_CHECK_ARG(name.find('.') == std::string::npos, "{} name must not contain a dot (got '{}')", what, name);
+  EMBER_CHECK_ARG(name.find('.') == std::string::npos, "{} name must not contain a dot (got '{}')", what,
+                  name);
 }
 
 // Points t's own TensorImpl at src's data, so every handle to t sees the new device /
@@ -111,7 +112,8 @@ std::vector<std::shared_ptr<Module>> Module::children() const { return children_
 
 OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children() const { return children_; }
 
-void Module::collect_modules(const std::string& prefix, OrderedDict<std::string, std::shared_ptr<Module>>& out) const {
+void Module::collect_modules(const std::string& prefix,
+                             OrderedDict<std::string, std::shared_ptr<Module>>& out) const {
   for (const auto& c : children_) {
     std::string name = prefix.empty() ? c.key() : prefix + "." + c.key();
     out.insert(name, c.value());

@@ -51,7 +51,9 @@ class EMBER_API ModuleListImpl : public Module {
   template <class M>
   M& at(size_t index) const {
     auto* m = dynamic_cast<M*>(ptr(index).get());
-    if (!m) throw InvalidArgument("ModuleList::at: the module at index " + std::to_string(index) + " is not of the requested type");
+    if (!m)
+      throw InvalidArgument("ModuleList::at: the module at index " + std::to_string(index) +
+                            " is not of the requested type");
     return *m;
   }
   size_t size() const noexcept { return modules_.size(); }

@@ -18,7 +18,8 @@ EMBER_API Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& o
 /// Normalises over the trailing normalized_shape dims (biased variance), then weight and bias.
 EMBER_API Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
 /// Rows of weight picked by the integer input; the padding_idx row gets no gradient.
-EMBER_API Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
+EMBER_API Tensor embedding(const Tensor& input, const Tensor& weight,
+                           const EmbeddingFuncOptions& options = {});
 
 EMBER_API Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options = {});
 EMBER_API Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options = {});
@@ -26,8 +27,9 @@ EMBER_API Tensor l1_loss(const Tensor& input, const Tensor& target, const L1Loss
 EMBER_API Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options = {});
 /// log_softmax over the class dim + nll_loss; target: class indices, or class probabilities
 /// of input's shape; label_smoothing mixes in the uniform distribution as libtorch does.
-EMBER_API Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options = {});
-EMBER_API Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
-                                                  const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
+EMBER_API Tensor cross_entropy(const Tensor& input, const Tensor& target,
+                               const CrossEntropyFuncOptions& options = {});
+EMBER_API Tensor binary_cross_entropy_with_logits(
+    const Tensor& input, const Tensor& target, const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
 
 }  // namespace ember::nn::functional

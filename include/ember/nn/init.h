@@ -7,8 +7,19 @@
 namespace ember {
 
 /// The nonlinearity calculate_gain and the kaiming initialisers take (torch::kReLU ...).
-enum class Nonlinearity { Linear, Conv1D, Conv2D, Conv3D, ConvTranspose1D, ConvTranspose2D, ConvTranspose3D,
-                          Sigmoid, Tanh, ReLU, LeakyReLU };
+enum class Nonlinearity {
+  Linear,
+  Conv1D,
+  Conv2D,
+  Conv3D,
+  ConvTranspose1D,
+  ConvTranspose2D,
+  ConvTranspose3D,
+  Sigmoid,
+  Tanh,
+  ReLU,
+  LeakyReLU
+};
 constexpr Nonlinearity kLinear = Nonlinearity::Linear;
 constexpr Nonlinearity kConv1D = Nonlinearity::Conv1D;
 constexpr Nonlinearity kConv2D = Nonlinearity::Conv2D;

@@ -10,7 +10,8 @@ namespace ember::nn {
 /// y = x W^T + b. weight (out, in): kaiming_uniform_(a = sqrt(5)); bias: U(-1/sqrt(in), 1/sqrt(in)).
 class EMBER_API LinearImpl : public Module {
  public:
-  LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
+  LinearImpl(int64_t in_features, int64_t out_features)
+      : LinearImpl(LinearOptions(in_features, out_features)) {}
   explicit LinearImpl(const LinearOptions& options);
   void reset_parameters();
   Tensor forward(const Tensor& input);
@@ -41,7 +42,8 @@ EMBER_MODULE(Embedding);
 class EMBER_API LayerNormImpl : public Module {
  public:
   explicit LayerNormImpl(const LayerNormOptions& options);
-  LayerNormImpl(std::vector<int64_t> normalized_shape) : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
+  LayerNormImpl(std::vector<int64_t> normalized_shape)
+      : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
   void reset_parameters();
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;

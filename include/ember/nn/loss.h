@@ -9,7 +9,9 @@ namespace ember::nn {
 class EMBER_API MSELossImpl : public Module {
  public:
   explicit MSELossImpl(const MSELossOptions& options = {}) : options(options) {}
-  Tensor forward(const Tensor& input, const Tensor& target) { return functional::mse_loss(input, target, options); }
+  Tensor forward(const Tensor& input, const Tensor& target) {
+    return functional::mse_loss(input, target, options);
+  }
   void pretty_print(std::ostream& stream) const override;
   MSELossOptions options;
 };

@@ -95,7 +95,8 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   void check_module_name(const std::string& name, const Module* module) const;
   void replace_child(const std::string& name, std::shared_ptr<Module> module);
   void pretty_print_recursive(std::ostream& stream, const std::string& indentation) const;
-  void collect_modules(const std::string& prefix, OrderedDict<std::string, std::shared_ptr<Module>>& out) const;
+  void collect_modules(const std::string& prefix,
+                       OrderedDict<std::string, std::shared_ptr<Module>>& out) const;
   friend EMBER_API std::ostream& operator<<(std::ostream& stream, const Module& module);
 
   mutable std::optional<std::string> name_;

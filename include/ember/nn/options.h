@@ -10,15 +10,15 @@
 #include "ember/tensor.h"
 
 /// A chainable option: `name(value)` sets and returns *this, `name()` reads (TORCH_ARG).
-#define EMBER_ARG(T, name)                               \
- public:                                                 \
-  inline auto name(const T& new_##name)->decltype(*this) { \
-    this->name##_ = new_##name;                          \
-    return *this;                                        \
-  }                                                      \
+#define EMBER_ARG(T, name)                                        \
+ public:                                                          \
+  inline auto name(const T& new_##name)->decltype(*this) {        \
+    this->name##_ = new_##name;                                   \
+    return *this;                                                 \
+  }                                                               \
   inline const T& name() const noexcept { return this->name##_; } \
-                                                         \
- private:                                                \
+                                                                  \
+ private:                                                         \
   T name##_
 
 namespace ember {
@@ -32,7 +32,8 @@ constexpr Reduction kSum = Reduction::Sum;
 namespace nn {
 
 struct EMBER_API LinearOptions {
-  LinearOptions(int64_t in_features, int64_t out_features) : in_features_(in_features), out_features_(out_features) {}
+  LinearOptions(int64_t in_features, int64_t out_features)
+      : in_features_(in_features), out_features_(out_features) {}
   EMBER_ARG(int64_t, in_features);
   EMBER_ARG(int64_t, out_features);
   EMBER_ARG(bool, bias) = true;
@@ -49,7 +50,8 @@ struct EMBER_API EmbeddingOptions {
 };
 
 struct EMBER_API LayerNormOptions {
-  LayerNormOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}  // NOLINT
+  LayerNormOptions(std::vector<int64_t> normalized_shape)
+      : normalized_shape_(std::move(normalized_shape)) {}  // NOLINT
   EMBER_ARG(std::vector<int64_t>, normalized_shape);
   EMBER_ARG(double, eps) = 1e-5;
   EMBER_ARG(bool, elementwise_affine) = true;

@@ -79,9 +79,9 @@ std::ostream& operator<<(std::ostream& stream, const ModuleHolder<Impl>& module)
 }  // namespace ember::nn
 
 /// Defines `Name` as a ModuleHolder of `NameImpl` (libtorch's TORCH_MODULE).
-#define EMBER_MODULE(Name)                                            \
-  class Name : public ::ember::nn::ModuleHolder<Name##Impl> {         \
-   public:                                                            \
-    using ::ember::nn::ModuleHolder<Name##Impl>::ModuleHolder;        \
-    using Impl = Name##Impl;                                          \
+#define EMBER_MODULE(Name)                                     \
+  class Name : public ::ember::nn::ModuleHolder<Name##Impl> {  \
+   public:                                                     \
+    using ::ember::nn::ModuleHolder<Name##Impl>::ModuleHolder; \
+    using Impl = Name##Impl;                                   \
   }
