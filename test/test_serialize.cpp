@@ -232,6 +232,11 @@ TEST_CASE("serialize: save replaces a file atomically and leaves no temporary be
   CHECK_THAT(msg, Catch::Contains("save: '__metadata__' is reserved"));
   CHECK(dir.files() == std::vector<std::string>{"c.safetensors"});
   CHECK(ember_test::dvalues(load(p).at("x")) == std::vector<double>{4, 4, 4});
+  msg = error_of<InvalidArgument>([&] { save({{"bad\xff", ones({1})}}, p); });
+  CHECK_THAT(msg, Catch::Contains("save: tensor names and metadata must be valid UTF-8"));
+  msg = error_of<InvalidArgument>([&] { save({{"x", ones({1})}}, p, {{"k", "\xc3"}}); });
+  CHECK_THAT(msg, Catch::Contains("save: tensor names and metadata must be valid UTF-8"));
+  CHECK(dir.files() == std::vector<std::string>{"c.safetensors"});
   msg = error_of<IOError>([&] { save({{"x", ones({1})}}, dir / "missing/x.safetensors"); });
   CHECK_THAT(msg, Catch::Contains("save: could not create a temporary file beside '" + (dir / "missing/x.safetensors") +
                                   "': No such file or directory"));

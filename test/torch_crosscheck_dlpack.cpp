@@ -39,7 +39,7 @@ TEST_CASE("dlpack crosscheck: ember tensors handed to libtorch share memory, str
 
 TEST_CASE("dlpack crosscheck: libtorch tensors handed to ember share memory and are released once") {
   for (ember::ScalarType dt : kTypes) {
-    if (dt == ember::kBool) continue;  // libtorch 1.13 exports bool as kDLUInt 8: arrives as uint8, checked below
+    if (dt == ember::kBool) continue;  // libtorch 1.13's toDLPack refuses bool ("Bool type is not supported by dlpack")
     INFO(ember::name(dt));
     torch::Tensor base = (torch::arange(60).remainder(7) != 0).to(to_torch(dt)).view({3, 4, 5});
     torch::Tensor view = base.permute({2, 0, 1}).narrow(0, 1, 3);
@@ -50,8 +50,6 @@ TEST_CASE("dlpack crosscheck: libtorch tensors handed to ember share memory and 
     CHECK(e.data_ptr() == view.data_ptr());
     CHECK(e.to(ember::kDouble).sum().item<double>() == view.to(torch::kDouble).sum().item<double>());
   }
-  torch::Tensor flags = torch::tensor({true, false, true});
-  CHECK(ember::from_dlpack(at::toDLPack(flags)).scalar_type() == ember::kUInt8);
   // The libtorch storage lives while ember holds it: its use count drops when ember lets go.
   torch::Tensor b = torch::arange(8, torch::kDouble);
   const auto before = b.storage().use_count();

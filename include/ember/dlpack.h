@@ -12,7 +12,7 @@ namespace ember {
 
 /// A DLManagedTensor viewing `tensor`'s memory (CPU or CUDA; strides in elements). The
 /// tensor's storage stays alive until the consumer calls the struct's deleter, once.
-/// Bool goes out as kDLUInt 8 bits (DLPack 0.6 has no bool code; libtorch 1.13 does the same).
+/// Bool goes out as kDLUInt 8 bits (DLPack 0.6 has no bool code): consumers see uint8 0 / 1.
 EMBER_API DLManagedTensor* to_dlpack(const Tensor& tensor);
 
 /// A tensor viewing the memory `src` describes (kDLCPU, kDLCUDAHost or kDLCUDA; byte_offset

@@ -35,8 +35,9 @@ class LoadOptions {
     r.mmap_ = m;
     return r;
   }
-  std::optional<Device> get_device() const { return device_; }
-  bool get_mmap() const { return mmap_; }
+  bool has_device() const { return device_.has_value(); }
+  Device device() const { return device_.value_or(Device(kCPU, 0)); }
+  bool mmap() const { return mmap_; }
 
  private:
   std::optional<Device> device_;

@@ -130,7 +130,7 @@ Tensor from_dlpack(DLManagedTensor* src) {
   int64_t numel = 1;
   for (int i = 0; i < t.ndim; ++i) {
     EMBER_CHECK_ARG(sizes[i] >= 0, "from_dlpack: negative size {} in dim {}", sizes[i], i);
-    numel *= sizes[i];
+    EMBER_CHECK_ARG(!__builtin_mul_overflow(numel, sizes[i], &numel), "from_dlpack: shape overflows int64 elements");
   }
   int64_t compact = 1;
   for (int i = t.ndim - 1; i >= 0; --i) {  // NULL strides: compact row-major

@@ -98,15 +98,16 @@ std::vector<int64_t> SafetensorsFile::shape(const std::string& name) const { ret
 
 Tensor SafetensorsFile::get(const std::string& name, const LoadOptions& options) const {
   const detail::SafetensorsEntry& e = impl_->entry(name);
-  Device dev = detail::resolve_index(options.get_device().value_or(Device(kCPU, 0)));
+  Device dev = detail::resolve_index(options.device());
   EMBER_CHECK_ARG(detail::find_device(dev) != nullptr, "load: device {} ({}) does not exist", dev.tf_str(), dev.str());
   const size_t nbytes = size_t(e.end - e.begin);
   unsigned char* src = nbytes ? impl_->map->addr + impl_->header.data_start + e.begin : nullptr;
   const TensorOptions opts = TensorOptions(e.dtype).device(dev);
   const bool aligned = reinterpret_cast<uintptr_t>(src) % element_size(e.dtype) == 0;
-  if (dev.is_cpu() && options.get_mmap() && aligned) {
-    auto* keep = new std::shared_ptr<Mapping>(impl_->map);
-    Storage storage = Storage::adopt(new StorageImpl(src, nbytes, dev, &release_mapping, keep));
+  if (dev.is_cpu() && options.mmap() && aligned) {
+    auto keep = std::make_unique<std::shared_ptr<Mapping>>(impl_->map);
+    Storage storage = Storage::adopt(new StorageImpl(src, nbytes, dev, &release_mapping, keep.get()));
+    keep.release();  // the storage's deleter owns it now
     return Tensor(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), e.dtype, e.shape)));
   }
   if (dev.is_cpu()) {

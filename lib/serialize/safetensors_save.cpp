@@ -80,7 +80,12 @@ void save(const std::map<std::string, Tensor>& tensors, const std::string& path,
                          {"data_offsets", {at, at + n}}};
     at += n;
   }
-  std::string text = header.dump();
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const nlohmann::json::exception& e) {  // names and metadata must be valid UTF-8
+    EMBER_THROW(InvalidArgument, "save: tensor names and metadata must be valid UTF-8 ({})", e.what());
+  }
   text.append((8 - text.size() % 8) % 8, ' ');
   const uint64_t header_len = text.size();
 
