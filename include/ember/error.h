@@ -38,4 +38,11 @@ class EMBER_API DeviceError : public Error {
   using Error::Error;
 };
 
+/// A file could not be opened, mapped, written, synced or renamed; the message names the
+/// file and holds the operating system's reason.
+class EMBER_API IOError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace ember
