@@ -11,7 +11,7 @@
 
 namespace dist = ember::distributed;
 
-int main() {
+int train() {
   dist::ProcessGroup& group = dist::init_process_group(dist::Backend::MPI);
   const int rank = group.rank(), world = group.size();
 
@@ -53,4 +53,13 @@ int main() {
               << d.item<float>() << "  (" << world << " ranks)\n";
   dist::destroy_process_group();
   return 0;
+}
+
+int main() {
+  try {
+    return train();
+  } catch (const ember::Error& e) {  // e.g. ember built without MPI: the message says how to get it
+    std::cerr << "ddp_train: " << e.what() << "\n";
+    return 1;
+  }
 }
