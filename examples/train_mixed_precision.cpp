@@ -17,7 +17,7 @@ double train(const PolyData& data, std::optional<ember::ScalarType> low, bool sc
   manual_seed(42);  // the same initial weights for every run
   nn::Sequential model(nn::Linear(1, 64), nn::Tanh(), nn::Linear(64, 64), nn::Tanh(), nn::Linear(64, 1));
   optim::Adam opt(model->parameters(), optim::AdamOptions(1e-2));
-  GradScaler scaler;
+  optim::GradScaler scaler;
   double loss_value = 0;
   for (int step = 1; step <= 300; ++step) {
     opt.zero_grad();

@@ -4,6 +4,7 @@
 #include <ember/ember.h>
 
 #include <random>
+#include <string>
 #include <vector>
 
 namespace ember_test {
@@ -18,6 +19,19 @@ inline std::vector<double> dvalues(const ember::Tensor& t) {
 inline uint64_t fresh_seed() {
   static std::random_device rd;
   return (uint64_t(rd()) << 32) | rd();
+}
+
+/// Runs f and checks that it throws E with a message containing `text` (Catch's
+/// CHECK_THROWS_MATCHES matches exception objects, not their what()).
+template <class E, class F>
+void expect_throw(F&& f, const std::string& text) {
+  try {
+    f();
+  } catch (const E& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Matchers::Contains(text));
+    return;
+  }
+  FAIL_CHECK("no exception; expected one containing: " << text);
 }
 
 }  // namespace ember_test

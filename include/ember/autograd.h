@@ -241,6 +241,10 @@ EMBER_API variable_list grad(const variable_list& outputs, const variable_list& 
 EMBER_API void backward(const variable_list& tensors, const variable_list& grad_tensors = {},
                         std::optional<bool> retain_graph = {}, bool create_graph = false);
 
+/// Runs `callback` on this thread once the current backward pass has run every node
+/// (torch's Engine::queue_callback); InvalidArgument outside a backward pass.
+EMBER_API void queue_callback(std::function<void()> callback);
+
 /// Beyond libtorch's C++ API: compares fn's analytic gradient (one backward per output
 /// element) with central finite differences in float64. Inputs that require grad are
 /// checked; a mismatch throws InvalidArgument naming the input, the element and both values.

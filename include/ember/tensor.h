@@ -298,6 +298,9 @@ class EMBER_API Tensor {
   /// The hook sees this tensor's gradient; a defined result replaces it.
   unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
   void remove_hook(unsigned id) const;
+  /// Leaves: `hook` runs with this tensor after a backward has accumulated its gradient
+  /// into grad() (PyTorch 2.1's name); remove_hook takes the returned handle.
+  unsigned register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
 
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
                 bool equal_nan = false) const;

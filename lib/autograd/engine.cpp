@@ -2,6 +2,7 @@
 // the calling thread (Note [Autograd]). All state of one pass lives in a GraphTask on
 // this thread's stack, so independent graphs may run backward from several threads.
 #include <algorithm>
+#include <functional>
 #include <queue>
 #include <unordered_map>
 
@@ -59,6 +60,17 @@ void run_hooks(Node& node, variable_list& inputs) {
     if (r.defined()) g = r;
   }
 }
+
+// The final callbacks of the pass running on this thread (queue_callback); null outside one.
+thread_local std::vector<std::function<void()>>* t_final_callbacks = nullptr;
+
+struct FinalCallbacksScope {
+  explicit FinalCallbacksScope(std::vector<std::function<void()>>* mine) : prev(t_final_callbacks) {
+    t_final_callbacks = mine;
+  }
+  ~FinalCallbacksScope() { t_final_callbacks = prev; }
+  std::vector<std::function<void()>>* prev;
+};
 
 // Runs the pass; with captures (grad()), stops at the captured edges and returns their gradients.
 variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, bool keep_graph, bool create_graph,
@@ -125,6 +137,8 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
 
   AutoGradMode mode(create_graph);
   ember::detail::AutocastOff no_autocast;  // each gradient in its forward's dtype
+  std::vector<std::function<void()>> final_callbacks;
+  FinalCallbacksScope callbacks_scope(&final_callbacks);
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();
@@ -159,6 +173,11 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
       if (--cs.pending == 0) ready.push(e.function.get());
     }
   }
+  // A callback may queue another: index, not iterators.
+  for (size_t i = 0; i < final_callbacks.size(); ++i) {
+    std::function<void()> cb = std::move(final_callbacks[i]);
+    cb();
+  }
   return captured;
 }
 
@@ -186,6 +205,11 @@ void prepare_roots(const variable_list& outputs, const variable_list& grad_outpu
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  EMBER_CHECK_ARG(t_final_callbacks != nullptr, "queue_callback: Final callbacks can only be installed during backward pass.");
+  t_final_callbacks->push_back(std::move(callback));
+}
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph) {

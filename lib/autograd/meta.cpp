@@ -209,7 +209,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     Tensor r = h.fn(g);
     if (r.defined()) g = r;
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   if (!m.grad_.defined()) {
     // Steal the incoming gradient when nothing else holds it (libtorch does the same).
     if (GradMode::is_enabled()) m.grad_ = g;
@@ -222,6 +222,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   } else {
     m.grad_.add_(g);
   }
+  lock.unlock();
+  for (const AutogradMeta::PostAccumulateHook& h : m.post_accumulate_hooks_) h.fn(variable_);
   return {};
 }
 

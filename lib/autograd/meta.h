@@ -2,6 +2,7 @@
 // AutogradMeta: what a tensor that touched autograd carries behind TensorImpl's one
 // pointer (Note [Autograd] in DESIGN.md), and the helpers ops use to read it.
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -15,6 +16,11 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator_;        // leaves: their AccumulateGrad, while a graph holds it
   std::shared_ptr<Tensor> retained_grad_;       // non-leaves after retain_grad(): written by a pre-hook
   std::vector<Node::PreHook> leaf_hooks_;       // leaves' tensor hooks, run by AccumulateGrad
+  struct PostAccumulateHook {
+    unsigned id;
+    std::function<void(const Tensor&)> fn;
+  };
+  std::vector<PostAccumulateHook> post_accumulate_hooks_;  // leaves: run after .grad() is updated
   uint32_t output_nr_ = 0;
   bool requires_grad_ = false;                  // leaves only; non-leaves require grad through grad_fn_
   bool is_view_ = false;                        // a view recorded from a tensor that required grad

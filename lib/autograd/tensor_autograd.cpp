@@ -112,6 +112,15 @@ unsigned Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const 
   return id;
 }
 
+unsigned Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {
+  EMBER_CHECK_ARG(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& m = get_or_create_meta(*this);
+  EMBER_CHECK_ARG(!m.grad_fn_, "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  const unsigned id = g_next_hook_id++;
+  m.post_accumulate_hooks_.push_back({id, std::move(hook)});
+  return id;
+}
+
 void Tensor::remove_hook(unsigned id) const {
   AutogradMeta* m = defined() ? meta(*this) : nullptr;
   auto drop = [id](std::vector<autograd::Node::PreHook>& v) {
@@ -122,7 +131,16 @@ void Tensor::remove_hook(unsigned id) const {
       }
     return false;
   };
-  EMBER_CHECK_ARG(m && (drop(m->leaf_hooks_) || (m->grad_fn_ && drop(m->grad_fn_->pre_hooks_))),
+  auto drop_post = [id](std::vector<AutogradMeta::PostAccumulateHook>& v) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (it->id == id) {
+        v.erase(it);
+        return true;
+      }
+    return false;
+  };
+  EMBER_CHECK_ARG(m && (drop(m->leaf_hooks_) || (m->grad_fn_ && drop(m->grad_fn_->pre_hooks_)) ||
+                        drop_post(m->post_accumulate_hooks_)),
                   "remove_hook: invalid hook handle {}", id);
 }
 

@@ -4,6 +4,7 @@
 // cuda::), so a symbol the headers need but the library hides fails to link here.
 #include <ember/ember.h>
 #include <ember/allocator.h>
+#include <ember/distributed.h>
 #include <ember/nn.h>
 #include <ember/registry.h>
 #include <fmt/core.h>
@@ -147,6 +148,15 @@ int main() {
   expect(has_kernel(Op::Neg, kPrivateUse1, kFloat) && std::string(op_name(Op::MatMul)) == "MatMul", "registry");
   expect(list_physical_devices(kPrivateUse1).size() == 1 && Device("userdev:0").is_privateuse1(),
          "user backend listed");
+
+  // distributed: exported names; no group exists before init_process_group.
+  expect(!distributed::is_initialized(), "distributed::is_initialized");
+  expect(std::strcmp(distributed::name(distributed::ReduceOp::AVG), "AVG") == 0, "distributed::name");
+  try {
+    distributed::default_group();
+    expect(false, "distributed::default_group before init");
+  } catch (const InvalidArgument&) {
+  }
 
   return failures == 0 ? 0 : 1;
 }
