@@ -135,6 +135,26 @@ TEST_CASE("autocast: gradients flow through the casts to float32 leaves") {
   CHECK(rel_err(bias.grad(), b2.grad()) < 5e-2);
 }
 
+TEST_CASE("autocast: nn::Linear takes a low-type input against float32 weights; outside it the dtypes must match") {
+  manual_seed(1204);
+  nn::Linear layer(4, 3);
+  Tensor x = rand({2, 4});
+  Tensor want = layer->forward(x);
+  {
+    AutocastScope scope(kBFloat16);
+    Tensor h = layer->forward(x);            // bfloat16, fed to the next layer as in a Sequential
+    CHECK(h.dtype() == kBFloat16);
+    Tensor y = layer->forward(x.to(kBFloat16));
+    CHECK(y.dtype() == kBFloat16);
+    CHECK(rel_err(y, want) < 2e-2);
+    y.to(kFloat).sum().backward();
+  }
+  CHECK(layer->weight.grad().dtype() == kFloat);
+  CHECK(layer->bias.grad().dtype() == kFloat);
+  CHECK_THROWS_MATCHES(layer->forward(x.to(kBFloat16)), InvalidArgument,
+                       Catch::Matchers::Message("linear: input (bfloat16) and weight (float32) must have the same dtype"));
+}
+
 TEST_CASE("autocast: the low type must be Half or BFloat16") {
   CHECK_THROWS_MATCHES(AutocastScope(kFloat), InvalidArgument,
                        Catch::Matchers::Message(

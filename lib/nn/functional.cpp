@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "dispatch/autocast.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
 
@@ -34,7 +35,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   EMBER_CHECK_ARG(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)),
                   "linear: bias must have shape [{}], got {}", weight.size(0),
                   ember::detail::shape_str(bias.sizes()));
-  EMBER_CHECK_ARG(input.dtype() == weight.dtype(),
+  // Under autocast the dispatch-level linear casts both to the low type, as torch's does.
+  EMBER_CHECK_ARG(input.dtype() == weight.dtype() || ember::detail::autocast_on(),
                   "linear: input ({}) and weight ({}) must have the same dtype", name(input.dtype()),
                   name(weight.dtype()));
   return ember::linear(input, weight, bias);
