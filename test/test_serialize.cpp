@@ -1,7 +1,6 @@
 // safetensors: round trips of every dtype (bit for bit), strided and device inputs,
 // metadata, mmap views, atomic save, and each malformed-file case with its error.
 #include <catch2/catch.hpp>
-#include <dirent.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,28 +21,7 @@ namespace {
 const std::vector<ScalarType> kAllDtypes = {kDouble, kFloat, kHalf, kBFloat16, kInt64,
                                             kInt32,  kInt16, kInt8, kUInt8,    kBool};
 
-// A fresh directory per test case, removed with its files afterwards.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/ember_serialize_XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    for (const auto& f : files()) std::remove((path + "/" + f).c_str());
-    rmdir(path.c_str());
-  }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-  std::vector<std::string> files() const {
-    std::vector<std::string> r;
-    DIR* d = opendir(path.c_str());
-    while (dirent* e = d ? readdir(d) : nullptr)
-      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) r.push_back(e->d_name);
-    if (d) closedir(d);
-    return r;
-  }
-};
+using ember_test::TempDir;
 
 // A tensor of `dtype` filled with random bytes (bool: 0 or 1), so round trips compare bits.
 Tensor random_bits(ScalarType dtype, IntArrayRef sizes, std::mt19937_64& rng) {

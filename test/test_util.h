@@ -3,7 +3,13 @@
 
 #include <ember/ember.h>
 
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,5 +39,28 @@ void expect_throw(F&& f, const std::string& text) {
   }
   FAIL_CHECK("no exception; expected one containing: " << text);
 }
+
+/// A fresh directory under /tmp, removed with its files (not subdirectories) afterwards.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/ember_serialize_XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+    path = tmpl;
+  }
+  ~TempDir() {
+    for (const auto& f : files()) std::remove((path + "/" + f).c_str());
+    rmdir(path.c_str());
+  }
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+  std::vector<std::string> files() const {
+    std::vector<std::string> r;
+    DIR* d = opendir(path.c_str());
+    while (dirent* e = d ? readdir(d) : nullptr)
+      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) r.push_back(e->d_name);
+    if (d) closedir(d);
+    return r;
+  }
+};
 
 }  // namespace ember_test

@@ -54,6 +54,15 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   virtual void to(ScalarType dtype, bool non_blocking = false);
   virtual void to(Device device, bool non_blocking = false);
 
+  /// Writes every named parameter and buffer ("fc1.weight", ...) to a safetensors file at
+  /// `path` (atomically, as ember::save), readable by Python's safetensors.
+  void save(const std::string& path) const;
+  /// Copies the tensors of a file written by save() (or by Python's safetensors) into the
+  /// parameters and buffers, converting dtype and device as load_state_dict does. Strict:
+  /// missing and unexpected names fail; mismatched shapes always fail. Everything is
+  /// checked before anything is copied, so a failed load leaves the module unchanged.
+  void load(const std::string& path, bool strict = true);
+
   /// Clears every parameter's gradient (undefined when set_to_none, zeroed otherwise).
   virtual void zero_grad(bool set_to_none = true);
 

@@ -117,6 +117,11 @@ class EMBER_API Optimizer {
   /// (InvalidArgument naming the first problem) and changes nothing when one is wrong;
   /// state tensors are copied to their parameter's device.
   void load_state_tensors(const std::map<std::string, Tensor>& tensors);
+  /// state_tensors() in a safetensors file at `path` (atomically, as ember::save).
+  void save(const std::string& path) const;
+  /// Loads a file written by save(): load_state_tensors() of its contents, so a resumed
+  /// run takes exactly the steps an uninterrupted one would.
+  void load(const std::string& path);
 
  protected:
   Optimizer(std::vector<OptimizerParamGroup> param_groups, std::unique_ptr<OptimizerOptions> defaults);
