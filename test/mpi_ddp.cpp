@@ -122,3 +122,43 @@ TEST_CASE("ddp: a parameter unused on one rank still completes its bucket") {
   ember_test::expect_throw<InvalidArgument>([&] { (void)dist::DistributedDataParallel({params[0], params[0]}, g); }, "Reducer: parameter 1 is the same tensor as parameter 0");
   ember_test::expect_throw<InvalidArgument>([&] { (void)dist::DistributedDataParallel({x}, g); }, "Reducer: parameter 0 must be a leaf tensor that requires grad");
 }
+
+TEST_CASE("ddp: an nn module trained with Adam on half a batch per rank matches one process on the whole batch") {
+  dist::ProcessGroup& g = pg();
+  manual_seed(200 + uint64_t(g.rank()));  // different initial weights per rank
+  nn::Sequential model(nn::Linear(3, 8), nn::Tanh(), nn::Linear(8, 1));
+  dist::DistributedDataParallel ddp(model, g);
+  CHECK(ddp.module().get() == model.ptr().get());
+  CHECK(ddp.parameters().size() == 4);
+  // The reference: one process holding rank 0's broadcast weights.
+  nn::Sequential ref(nn::Linear(3, 8), nn::Tanh(), nn::Linear(8, 1));
+  {
+    NoGradGuard no_grad;
+    for (size_t i = 0; i < 4; ++i) ref->parameters()[i].copy_(model->parameters()[i]);
+  }
+  Tensor w0 = model->parameters()[0].detach().clone();
+  g.broadcast(w0, 0);
+  CHECK(equal(w0, model->parameters()[0].detach()));
+
+  optim::Adam opt(model->parameters(), optim::AdamOptions(0.01));
+  optim::Adam ref_opt(ref->parameters(), optim::AdamOptions(0.01));
+  manual_seed(8);
+  Tensor x = randn({8, 3}), y = randn({8, 1});
+  Tensor mine_x = x.narrow(0, 4 * g.rank(), 4), mine_y = y.narrow(0, 4 * g.rank(), 4);
+  for (int step = 0; step < 5; ++step) {
+    opt.zero_grad();
+    ref_opt.zero_grad();
+    nn::functional::mse_loss(ddp(mine_x), mine_y).backward();
+    nn::functional::mse_loss(ref->forward(x), y).backward();
+    opt.step();
+    ref_opt.step();
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    INFO("parameter " << i);
+    CHECK(allclose(model->parameters()[i], ref->parameters()[i], 1e-5, 1e-6));
+  }
+  dist::DistributedDataParallel flat(ref->parameters(), g);
+  CHECK_THROWS_WITH(flat.forward(x), Catch::Matchers::Contains("built from a parameter list"));
+  CHECK_THROWS_WITH(dist::DistributedDataParallel(std::shared_ptr<nn::Module>(), g),
+                    "DistributedDataParallel: the module is null");
+}

@@ -14,7 +14,7 @@ TEST_CASE("distributed: no default group before init_process_group") {
   ember_test::expect_throw<InvalidArgument>([&] { (void)dist::default_group(); }, "default_group: Default process group has not been initialized");
   dist::destroy_process_group();  // nothing to destroy: a no-op
   CHECK_FALSE(dist::is_initialized());
-  ember_test::expect_throw<InvalidArgument>([&] { (void)dist::DistributedDataParallel({}); }, "Default process group has not been initialized");
+  ember_test::expect_throw<InvalidArgument>([&] { (void)dist::DistributedDataParallel(std::vector<Tensor>{}); }, "Default process group has not been initialized");
 }
 
 TEST_CASE("distributed: backend and op names") {

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "ember/export.h"
+#include "ember/nn/container.h"
+#include "ember/nn/module.h"
 #include "ember/tensor.h"
 
 namespace ember::distributed {
@@ -103,12 +105,31 @@ class EMBER_API Reducer {
   std::shared_ptr<State> state_;
 };
 
-/// Data-parallel training over a parameter list: parameters are broadcast from rank 0 at
-/// construction, then every backward averages their gradients across ranks in buckets.
+/// Data-parallel training of a module (torch's DDP) or of a parameter list: parameters (and
+/// a module's buffers) are broadcast from rank 0 at construction, then every backward
+/// averages the parameters' gradients across ranks in buckets.
 class EMBER_API DistributedDataParallel {
  public:
+  explicit DistributedDataParallel(std::shared_ptr<nn::Module> module, ProcessGroup& group = default_group(),
+                                   double bucket_cap_mb = 25);
+  /// From a module handle or pointer whose forward takes and returns one Tensor:
+  /// `DistributedDataParallel ddp(model)` then `ddp(x)` or `ddp.forward(x)`.
+  template <class M, class = std::enable_if_t<nn::detail::has_unary_forward<typename nn::detail::impl_of<
+                         std::decay_t<decltype(*std::declval<M&>())>>::type>::value>>
+  explicit DistributedDataParallel(M module, ProcessGroup& group = default_group(), double bucket_cap_mb = 25)
+      : DistributedDataParallel(std::shared_ptr<nn::Module>(as_shared(module)), group, bucket_cap_mb) {
+    auto impl = as_shared(module);
+    forward_ = [impl](const Tensor& x) { return impl->forward(x); };
+  }
   explicit DistributedDataParallel(std::vector<Tensor> parameters, ProcessGroup& group = default_group(),
                                    double bucket_cap_mb = 25);
+
+  /// The wrapped module's forward (InvalidArgument when built from a parameter list or a
+  /// module without a one-Tensor forward).
+  Tensor forward(const Tensor& input);
+  Tensor operator()(const Tensor& input) { return forward(input); }
+  /// The wrapped module (nullptr when built from a parameter list).
+  const std::shared_ptr<nn::Module>& module() const { return module_; }
   const std::vector<Tensor>& parameters() const { return parameters_; }
   ProcessGroup& process_group() const { return *group_; }
   Reducer& reducer() { return *reducer_; }
@@ -130,6 +151,15 @@ class EMBER_API DistributedDataParallel {
   NoSyncGuard no_sync() { return NoSyncGuard(*reducer_); }
 
  private:
+  template <class M>
+  static auto as_shared(const M& m) {
+    if constexpr (std::is_base_of_v<nn::Module, typename nn::detail::impl_of<M>::type>) return m;  // shared_ptr
+    else return m.ptr();  // ModuleHolder
+  }
+  void broadcast_from_rank0(const std::vector<Tensor>& buffers);
+
+  std::shared_ptr<nn::Module> module_;
+  std::function<Tensor(const Tensor&)> forward_;
   std::vector<Tensor> parameters_;
   ProcessGroup* group_;
   std::unique_ptr<Reducer> reducer_;

@@ -166,10 +166,32 @@ DistributedDataParallel::DistributedDataParallel(std::vector<Tensor> parameters,
                                                  double bucket_cap_mb)
     : parameters_(std::move(parameters)), group_(&group) {
   reducer_ = std::make_unique<Reducer>(parameters_, group, bucket_cap_mb);
-  // Every rank starts from rank 0's parameters.
+  broadcast_from_rank0({});
+}
+
+DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> module, ProcessGroup& group,
+                                                 double bucket_cap_mb)
+    : module_(std::move(module)), group_(&group) {
+  EMBER_CHECK_ARG(module_ != nullptr, "DistributedDataParallel: the module is null");
+  parameters_ = module_->parameters();
+  reducer_ = std::make_unique<Reducer>(parameters_, group, bucket_cap_mb);
+  broadcast_from_rank0(module_->buffers());
+}
+
+// Every rank starts from rank 0's parameters and buffers.
+void DistributedDataParallel::broadcast_from_rank0(const std::vector<Tensor>& buffers) {
+  NoGradGuard no_grad;  // broadcast writes into leaves that require grad
   std::vector<std::shared_ptr<Work>> works;
-  for (Tensor& p : parameters_) works.push_back(group.broadcast(p, 0, /*async=*/true));
+  for (Tensor& p : parameters_) works.push_back(group_->broadcast(p, 0, /*async=*/true));
+  for (Tensor b : buffers) works.push_back(group_->broadcast(b, 0, /*async=*/true));
   for (auto& w : works) w->wait();
+}
+
+Tensor DistributedDataParallel::forward(const Tensor& input) {
+  EMBER_CHECK_ARG(forward_ != nullptr,
+                  "DistributedDataParallel::forward: {}", module_ ? "the module has no forward(const Tensor&) returning a Tensor; call it directly"
+                                                                  : "built from a parameter list, there is no module to call");
+  return forward_(input);
 }
 
 }  // namespace ember::distributed
