@@ -33,6 +33,9 @@ struct Implementation {
   /// One Adam step alone over the parameters (with gradients) of an MLP 784-512-512-10
   /// (weights and biases, float32); n is unused.
   SizedCase adam_step = nullptr;
+  /// One training step of that MLP (ReLU between the layers) on a batch of n: forward,
+  /// cross-entropy loss, backward, Adam step, float32.
+  SizedCase train_step = nullptr;
 };
 
 /// The parameter shapes of the MLP 784-512-512-10 of the optimizer case.

@@ -34,13 +34,13 @@ double to_ns(benchmark::TimeUnit u) {
 const char* kSides[3] = {"ember", "libtorch", "bound"};
 
 void print_header() {
-  std::printf("\n%-22s %14s %14s %10s %14s %12s\n", "case", "ember ns", "libtorch ns", "ratio", "bound ns",
+  std::printf("\n%-36s %14s %14s %10s %14s %12s\n", "case", "ember ns", "libtorch ns", "ratio", "bound ns",
               "ember/bound");
 }
 void print_row(const Row& r) {
   auto cell = [](double v) { return v > 0 ? std::to_string(v).substr(0, std::to_string(v).find('.') + 2) : std::string("-"); };
   auto times = [](double x) { return x > 0 ? std::to_string(x).substr(0, 5) + "x" : std::string("-"); };
-  std::printf("%-22s %14s %14s %10s %14s %12s\n", r.kase.c_str(), cell(r.ns[0]).c_str(), cell(r.ns[1]).c_str(),
+  std::printf("%-36s %14s %14s %10s %14s %12s\n", r.kase.c_str(), cell(r.ns[0]).c_str(), cell(r.ns[1]).c_str(),
               times(r.ns[1] > 0 ? r.ns[0] / r.ns[1] : 0).c_str(), cell(r.ns[2]).c_str(),
               times(r.ns[2] > 0 ? r.ns[0] / r.ns[2] : 0).c_str());
 }
@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
   impls[2].backward_mlp = impls[0].backward_mlp_ops;
   for (int64_t n : {256, 512}) add_case("backward mlp " + std::to_string(n), &Implementation::backward_mlp, n);
   add_case("adam step mlp 784-512-512-10", &Implementation::adam_step, 0);
+  add_case("train step mlp 784-512-512-10 b128", &Implementation::train_step, 128);
   benchmark::RegisterBenchmark("allocator pair | ember", allocator_cached_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   benchmark::RegisterBenchmark("allocator pair | bound", malloc_free_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   rows.push_back(Row{"allocator pair"});

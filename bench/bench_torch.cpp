@@ -63,6 +63,21 @@ void adam_step(benchmark::State& state, int64_t) {
   }
 }
 
+void train_step(benchmark::State& state, int64_t batch) {
+  namespace nn = torch::nn;
+  torch::manual_seed(7);
+  nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10));
+  torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(1e-3));
+  torch::Tensor x = torch::rand({batch, 784}), y = torch::randint(0, 10, {batch});
+  for (auto _ : state) {
+    opt.zero_grad();
+    torch::Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss.data_ptr());
+  }
+}
+
 void matmul(benchmark::State& state, int64_t n) {
   torch::manual_seed(3);
   torch::Tensor a = torch::rand({n, n}), b = torch::rand({n, n});
@@ -152,6 +167,7 @@ Implementation torch_implementation(bool& available) {
   torch::NoGradGuard no_grad;
   Implementation impl{"libtorch", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp};
   impl.adam_step = adam_step;
+  impl.train_step = train_step;
   return impl;
 }
 
