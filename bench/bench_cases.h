@@ -65,7 +65,8 @@ std::vector<RegisteredCase> register_gpu_cases(bool short_run);
 /// n x n matrix (sum(0), softmax over the last dim, transpose-copy, matmul) or a batch
 /// of 64 n x n matrices (bmm). dtype: "fp32", "tf32" (float32 on tensor cores), "fp16", "bf16".
 struct GpuCase {
-  enum Kind { Add, Sum, SumDim0, Softmax, Transpose, TinyAdd, Matmul, Bmm } kind;
+  // TrainStep: the MLP training step of Implementation::train_step on a batch of n.
+  enum Kind { Add, Sum, SumDim0, Softmax, Transpose, TinyAdd, Matmul, Bmm, TrainStep } kind;
   int64_t n;
   std::string dtype = "fp32";
 };

@@ -61,6 +61,22 @@ GpuOp ember_case(const GpuCase& c) {
         benchmark::DoNotOptimize(ember::matmul(a, b).data_ptr());
       };
     }
+    case GpuCase::TrainStep: {
+      namespace nn = ember::nn;
+      ember::manual_seed(7);
+      nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10));
+      model->to(ember::Device("cuda:0"));
+      auto opt = std::make_shared<ember::optim::Adam>(model->parameters(), ember::optim::AdamOptions(1e-3));
+      ember::Tensor x = ember::rand({n, 784}, opts);
+      ember::Tensor y = ember::randint(0, 10, {n}, ember::TensorOptions(ember::kInt64).device(ember::Device("cuda:0")));
+      return [model, opt, x, y]() mutable {
+        opt->zero_grad();
+        ember::Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
+        loss.backward();
+        opt->step();
+        benchmark::DoNotOptimize(loss.data_ptr());
+      };
+    }
   }
   return nullptr;
 }
@@ -104,7 +120,8 @@ GpuOp bound_case(const GpuCase& c) {
     case GpuCase::Transpose: return copy_bound(4 * n * n);  // reads and writes 4n^2
     case GpuCase::Matmul:
     case GpuCase::Bmm: return cublas_bound(c);
-    case GpuCase::TinyAdd: return nullptr;
+    case GpuCase::TinyAdd:
+    case GpuCase::TrainStep: return nullptr;
   }
   return nullptr;
 }
@@ -124,6 +141,7 @@ std::vector<std::pair<std::string, GpuCase>> gpu_cases(bool short_run) {
       {"gpu tiny add 1", {GpuCase::TinyAdd, 1}},
       {"gpu tiny add 1000", {GpuCase::TinyAdd, 1000}},
       {"gpu bmm 64x256^2", {GpuCase::Bmm, 256}},
+      {"gpu train step mlp 784-512-512-10 b128", {GpuCase::TrainStep, 128}},
   };
   for (int64_t m : {256, 512, 1024}) cases.push_back({"gpu matmul " + label(m) + " fp32", {GpuCase::Matmul, m}});
   const std::vector<int64_t> big = short_run ? std::vector<int64_t>{4096} : std::vector<int64_t>{4096, 8192};
@@ -160,7 +178,7 @@ std::vector<RegisteredCase> register_gpu_cases(bool short_run) {
   if (ember::cuda::device_count() == 0) return names;
   for (const auto& [name, c] : gpu_cases(short_run)) {
     // Enough calls per timing that launch latency is amortised for small cases.
-    const int reps = c.kind == GpuCase::TinyAdd ? 1000 : (c.kind == GpuCase::Matmul && c.n >= 4096) ? 3 : 20;
+    const int reps = c.kind == GpuCase::TinyAdd ? 1000 : c.kind == GpuCase::TrainStep ? 50 : (c.kind == GpuCase::Matmul && c.n >= 4096) ? 3 : 20;
     const GpuOp sides[3] = {ember_case(c), torch_gpu_case(c), bound_case(c)};
     const char* side_names[3] = {"ember", "libtorch", "bound"};
     int registered = 0;

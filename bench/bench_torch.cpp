@@ -157,6 +157,23 @@ GpuOp torch_gpu_case(const GpuCase& c) {
         benchmark::DoNotOptimize(torch::matmul(a, b).data_ptr());
       };
     }
+    case GpuCase::TrainStep: {
+      namespace nn = torch::nn;
+      torch::manual_seed(7);
+      nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10));
+      model->to(torch::Device(torch::kCUDA, 0));
+      auto opt = std::make_shared<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(1e-3));
+      torch::Tensor x = torch::rand({n, 784}, opts);
+      torch::Tensor y = torch::randint(0, 10, {n}, torch::TensorOptions(torch::kLong).device(torch::kCUDA, 0));
+      return [model, opt, x, y]() mutable {
+        torch::AutoGradMode grad_on(true);
+        opt->zero_grad();
+        torch::Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
+        loss.backward();
+        opt->step();
+        benchmark::DoNotOptimize(loss.data_ptr());
+      };
+    }
   }
   return nullptr;
 }
