@@ -251,7 +251,8 @@ TEST_CASE("crosscheck parity: printed text of random tensors is libtorch's") {
 #if TORCH_VERSION_MAJOR >= 2
         // libtorch 2.x indents the first row of each matrix of a 3-D+ tensor one space less;
         // ember prints as Debian's libtorch 1.13, the reference.
-        if (e.dim() >= 3) continue;
+        // It also prints a 0-dim floating tensor with every digit of its double value.
+        if (e.dim() >= 3 || (e.dim() == 0 && t.is_floating_point())) continue;
 #endif
         REQUIRE(printed(e) == printed(t));
         if (e.dim() >= 2) REQUIRE(printed(e.transpose(0, 1)) == printed(t.transpose(0, 1)));

@@ -4,6 +4,8 @@
 #include <nccl.h>
 
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "core/check.h"
 #include "cuda/cuda_check.h"
@@ -69,6 +71,21 @@ class EventWork final : public Work {
   cudaEvent_t done_;
 };
 
+// One collective stream per device for the whole process, never destroyed: tensors used
+// by a collective are record_stream'ed on it, and a tensor freed after its group was
+// destroyed (a DDP outliving destroy_process_group) still records an event on it.
+cudaStream_t comm_stream(int device) {
+  static std::mutex mutex;
+  static std::map<int, cudaStream_t> streams;
+  std::lock_guard<std::mutex> lock(mutex);
+  cudaStream_t& s = streams[device];
+  if (!s) {
+    ember::detail::CudaDeviceGuard guard(device);
+    EMBER_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  }
+  return s;
+}
+
 class NcclGroup final : public GroupImpl {
  public:
   NcclGroup(std::unique_ptr<GroupImpl> bootstrap, const LaunchEnv& env) : boot_(std::move(bootstrap)) {
@@ -89,13 +106,12 @@ class NcclGroup final : public GroupImpl {
     std::memcpy(&id, bytes.data_ptr(), sizeof id);
     ember::detail::CudaDeviceGuard guard(device_);
     nccl_check(ncclCommInitRank(&comm_, size_, id, rank_), "init_process_group");
-    EMBER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    stream_ = comm_stream(device_);
   }
   ~NcclGroup() override {
     ember::detail::CudaDeviceGuard guard(device_);
     cudaStreamSynchronize(stream_);
     ncclCommDestroy(comm_);
-    cudaStreamDestroy(stream_);
   }
 
   int rank() const override { return rank_; }
