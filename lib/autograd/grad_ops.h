@@ -51,4 +51,9 @@ Tensor clone(const Tensor& x);
 void copy_(Tensor& self, const Tensor& src, bool non_blocking);
 void fill_(Tensor& self, const Scalar& value);
 
+// selection (grad_select.cpp)
+std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending);
+/// scatter_ of src (or of value when src is null) without reduce, or scatter_add_ (is_add).
+Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const Scalar* value, bool is_add);
+
 }  // namespace ember::autograd::detail
