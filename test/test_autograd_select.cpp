@@ -93,3 +93,50 @@ TEST_CASE("autograd select: errors of scatter under autograd") {
   NoGradGuard no_grad;
   CHECK(dvalues(scatter(a, 0, index, b, "add")) == std::vector<double>{3, 2, 3});
 }
+
+TEST_CASE("autograd select: advanced indexing accumulates the gradient at the read positions") {
+  Tensor x = rand({3, 4}, kDouble).requires_grad_();
+  Tensor rows = tensor({int64_t(2), int64_t(0), int64_t(2)}, kInt64);
+  Tensor y = x.index({rows});
+  REQUIRE(y.grad_fn());
+  CHECK(y.grad_fn()->name() == "IndexBackward0");
+  Tensor w = arange(12, kDouble).reshape({3, 4});
+  (y * w).sum().backward();
+  const auto g = dvalues(x.grad());
+  for (int64_t j = 0; j < 4; ++j) {
+    CHECK(g[size_t(j)] == double(4 + j));               // row 0 read once, by w's row 1
+    CHECK(g[size_t(4 + j)] == 0);                       // row 1 never read
+    CHECK(g[size_t(8 + j)] == double(j) + double(8 + j));  // row 2 read twice
+  }
+  Tensor cols = tensor({int64_t(3), int64_t(-4)}, kInt64);
+  CHECK(check_grad([&](const variable_list& v) { return v[0].index({indexing::Slice(), cols}); }, {x}));
+  CHECK(check_grad([&](const variable_list& v) { return v[0].index({v[0].detach() > 0.5}); }, {x}));
+  CHECK(check_grad([&](const variable_list& v) { return v[0].index({rows, cols.index({indexing::Slice(0, 1)})}); }, {x}));
+}
+
+TEST_CASE("autograd select: index_put_ routes gradients to self's other positions and to the values") {
+  Tensor x = leaf({1, 2, 3, 4, 5, 6}, {3, 2}), v = leaf({10, 20}, {2});
+  Tensor rows = tensor({int64_t(2), int64_t(0)}, kInt64);
+  Tensor w = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, kDouble).reshape({3, 2});
+  Tensor base = x * 1;
+  base.index_put_({rows}, v);  // v broadcasts over both rows
+  CHECK(dvalues(base) == std::vector<double>{10, 20, 3, 4, 10, 20});
+  (base * w).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{0, 0, 3, 4, 0, 0});
+  CHECK(dvalues(v.grad()) == std::vector<double>{1 + 5, 2 + 6});
+
+  Tensor x2 = leaf({1, 2, 3, 4, 5, 6}, {3, 2}), v2 = leaf({10, 20, 30, 40}, {2, 2});
+  Tensor acc = x2 * 1;
+  acc.index_put_({rows}, v2, true);
+  (acc * w).sum().backward();
+  CHECK(dvalues(x2.grad()) == std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(dvalues(v2.grad()) == std::vector<double>{5, 6, 1, 2});
+
+  Tensor s = rand({4, 3}, kDouble).requires_grad_(), val = rand({2, 3}, kDouble).requires_grad_();
+  Tensor pos = tensor({int64_t(3), int64_t(1)}, kInt64);
+  CHECK(check_grad([&](const variable_list& in) { return in[0].clone().index_put_({pos}, in[1]); }, {s, val}));
+  CHECK(check_grad([&](const variable_list& in) { return in[0].clone().index_put_({pos}, in[1], true); }, {s, val}));
+
+  CHECK_THROWS_WITH(x.index_put_({rows}, v), "a leaf Variable that requires grad is being used in an in-place operation.");
+  CHECK(dvalues(x) == std::vector<double>{1, 2, 3, 4, 5, 6});
+}
