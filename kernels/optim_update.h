@@ -74,4 +74,12 @@ EMBER_HOST_DEVICE inline void adam_update(const AdamScalars<M>& s, T& p, T g_in,
   p = T(pv + s.neg_step_size * M(exp_avg) / denom);  // p.addcdiv_(exp_avg, denom, -step_size)
 }
 
+/// GradScaler's unscale of one element: whether it was inf or NaN, and g *= inv_scale.
+template <class T, class M>
+EMBER_HOST_DEVICE inline bool amp_unscale(M inv_scale, T& g) {
+  const M v = M(g);
+  g = T(v * inv_scale);
+  return !(v - v == M(0));  // inf - inf and NaN - NaN are NaN
+}
+
 }  // namespace ember::detail

@@ -14,6 +14,7 @@
 
 #include "ember/ember.h"
 #include "ember/optim.h"
+#include "optim/fused_step.h"
 #include "ember/registry.h"
 
 using namespace ember;
@@ -343,6 +344,12 @@ std::vector<OpEntry> make_table() {
     }
     return V{p.detach(), opt.state_tensors().at("state.0.0.exp_avg_sq")};
   });
+  set(Op::AmpUnscale, [](const Ctx& c) {
+    Tensor g = c.in(random_of({67, 300}, c.dt)) * 1024;
+    Tensor flag = zeros({1}, TensorOptions(kFloat).device(c.device));
+    optim::detail::run_amp_unscale(g, 1.0 / 1024, flag);
+    return V{g, flag};
+  });
   return t;
 }
 
@@ -434,6 +441,7 @@ TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
   CHECK(op_family(Op::Nonzero) == OpFamily::Index);
   CHECK(op_family(Op::SgdStep) == OpFamily::Optim);
   CHECK(op_family(Op::AdamStep) == OpFamily::Optim);
+  CHECK(op_family(Op::AmpUnscale) == OpFamily::Optim);
 }
 
 TEST_CASE("parity: each table entry runs its Op on the CPU, deterministically") {

@@ -375,6 +375,23 @@ TEST_CASE("optim: GradScaler scales, unscales, skips non-finite steps and adapts
   grow.update(4.0);
   CHECK(grow.get_scale() == 4.0);
 
+  // A large, strided gradient (the threaded, copied-back path) with one NaN at its end.
+  Tensor big = zeros({2, 50000}, kFloat).requires_grad_();
+  Tensor bg = full({50000, 2}, 64.0f, kFloat);
+  bg.index_put_({-1, 0}, NAN);
+  big.mutable_grad() = bg.t();
+  SGD bopt({big}, SGDOptions(1.0));
+  GradScaler bs(GradScalerOptions().init_scale(32.0));
+  bs.unscale_(bopt);
+  const auto bv = dvalues(big.grad());
+  CHECK(bv[0] == 2.0);
+  CHECK(bv[50000] == 2.0);
+  CHECK(std::isnan(bv[49999]));
+  CHECK(bs.step(bopt).defined() == false);
+  CHECK(dvalues(big)[0] == 0.0);  // skipped
+  bs.update();
+  CHECK(bs.get_scale() == 16.0);
+
   GradScaler off(GradScalerOptions().enabled(false));
   CHECK(off.get_scale() == 1.0);
   CHECK(off.scale(p).data_ptr() == p.data_ptr());

@@ -192,6 +192,9 @@ struct IndexArgs {
 ///    buf1 (exp_avg_sq) = beta2 * buf1 + (1 - beta2) * g * g; amsgrad keeps
 ///    buf2 = max(buf2, buf1) and uses it for buf1; p -= step_size * buf0 /
 ///    (sqrt(buf1) / bias_correction2_sqrt + eps).
+///  - AmpUnscale (GradScaler::unscale_): param is a gradient, multiplied in place by lr (the
+///    inverse scale); buf0 is one float32 on the kernel's device, set to 1 when any element
+///    was inf or NaN (never cleared: one flag serves every gradient of a device).
 struct OptimArgs {
   ScalarType dtype = ScalarType::Float;
   char* param = nullptr;

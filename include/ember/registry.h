@@ -12,6 +12,7 @@
 ///   sort         void(const SortArgs&)         sort (argsort, topk)
 ///   index        void(const IndexArgs&)        index_select, index_copy_, index_add_, nonzero
 ///   optim        void(const OptimArgs&)        the fused optimizer updates (SGD, Adam / AdamW)
+///                                              and GradScaler's unscale with its inf check
 /// A kernel switches on the dtype itself; the registry records which dtypes it takes.
 /// Register before the first op runs on that device type (registration takes no lock).
 
@@ -52,7 +53,7 @@ class StreamEvents;
   /* selection along one dim by an index list (advanced indexing stands on these) */      \
   _(IndexSelect) _(IndexCopy) _(IndexAdd) _(Nonzero)                                       \
   /* fused optimizer updates: one kernel per parameter tensor per step */                  \
-  _(SgdStep) _(AdamStep)
+  _(SgdStep) _(AdamStep) _(AmpUnscale)
 
 enum class Op : uint8_t {
 #define EMBER_OP_ENUM(name) name,

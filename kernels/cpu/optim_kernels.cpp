@@ -1,6 +1,7 @@
 // CPU kernels of the optim family (OptimArgs): one pass over a contiguous parameter per
 // step, the loop body from optim_update.h (shared with CUDA) so the compiler vectorises it;
-// tensors above kParallelGrain elements are split across OpenMP threads.
+// tensors above kParallelGrain elements are split across OpenMP threads. AmpUnscale is
+// GradScaler's unscale with its inf/NaN check in the same pass.
 #include "core/dtype_dispatch.h"
 #include "cpu/cpu_loops.h"
 #include "cpu/register_cpu.h"
@@ -51,11 +52,26 @@ void adam_step(const OptimArgs& a) {
   });
 }
 
+void amp_unscale_step(const OptimArgs& a) {
+  dispatch_floating(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    const M inv_scale = M(a.lr);
+    T* g = reinterpret_cast<T*>(a.param);
+    int found = 0;
+    // found is or-ed without branches, so the loop vectorises.
+#pragma omp parallel for reduction(| : found) if (a.numel > kParallelGrain && !omp_in_parallel())
+    for (int64_t i = 0; i < a.numel; ++i) found |= int(amp_unscale<T, M>(inv_scale, g[i]));
+    if (found) *reinterpret_cast<float*>(a.buf0) = 1.0f;
+  });
+}
+
 }  // namespace
 
 void register_cpu_optim_kernels() {
   register_kernel(Op::SgdStep, kCPU, sgd_step, DtypeSet::floating());
   register_kernel(Op::AdamStep, kCPU, adam_step, DtypeSet::floating());
+  register_kernel(Op::AmpUnscale, kCPU, amp_unscale_step, DtypeSet::floating());
 }
 
 }  // namespace ember::detail

@@ -33,6 +33,14 @@ __global__ void adam_kernel(AdamScalars<M> s, T* p, const T* g, T* m, T* v, T* v
     adam_update<T, M>(s, p[i], g[i], m[i], v[i], vmax ? vmax + i : nullptr);
 }
 
+template <class T, class M>
+__global__ void amp_unscale_kernel(M inv_scale, T* g, float* found, int64_t n) {
+  bool bad = false;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    bad |= amp_unscale<T, M>(inv_scale, g[i]);
+  if (bad) *found = 1.0f;  // every writer stores the same value
+}
+
 void sgd_step(const OptimArgs& a) {
   const int device = cuda_device_of(a.param);
   CudaDeviceGuard guard(device);
@@ -61,11 +69,25 @@ void adam_step(const OptimArgs& a) {
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
 
+void amp_unscale_step(const OptimArgs& a) {
+  const int device = cuda_device_of(a.param);
+  CudaDeviceGuard guard(device);
+  cudaStream_t stream = cuda_current_stream(device);
+  cuda_dispatch<kFloatingMask>("AmpUnscale", a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = cuda_opmath_t<T>;
+    amp_unscale_kernel<T, M><<<blocks_for(a.numel, device), kThreads, 0, stream>>>(
+        M(a.lr), reinterpret_cast<T*>(a.param), reinterpret_cast<float*>(a.buf0), a.numel);
+  });
+  EMBER_CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace
 
 void register_cuda_optim_kernels() {
   register_kernel(Op::SgdStep, kCUDA, sgd_step, DtypeSet::floating());
   register_kernel(Op::AdamStep, kCUDA, adam_step, DtypeSet::floating());
+  register_kernel(Op::AmpUnscale, kCUDA, amp_unscale_step, DtypeSet::floating());
 }
 
 }  // namespace ember::detail

@@ -51,4 +51,14 @@ Tensor clone(const Tensor& x);
 void copy_(Tensor& self, const Tensor& src, bool non_blocking);
 void fill_(Tensor& self, const Scalar& value);
 
+// selection (grad_select.cpp)
+std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending);
+/// scatter_ of src (or of value when src is null) without reduce, or scatter_add_ (is_add).
+Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const Scalar* value, bool is_add);
+/// Advanced indexing's gather of t's dims [b, e) at positions lin (index_ops.h), recorded.
+Tensor index_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, int64_t user_dim);
+/// index_put_'s write of value into t's dims [b, e) at positions lin, recorded in place.
+void index_put_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, const Tensor& value, bool accumulate,
+                     int64_t user_dim);
+
 }  // namespace ember::autograd::detail

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "autograd/grad_index.h"
+#include "autograd/grad_ops.h"
 #include "autograd/hooks.h"
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
@@ -86,6 +87,12 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
                     "{}: Expected index {} to be smaller than self {} apart from dimension {}{}{}", op,
                     detail::shape_str(index.sizes()), detail::shape_str(self.sizes()), d,
                     src ? " and to be smaller size than src " : "", src ? detail::shape_str(src->sizes()) : "");
+  }
+  if (EMBER_GRAD_RECORDING2(self, src ? *src : self)) {
+    const bool is_add = reduce == 1 && std::strcmp(op, "scatter_add") == 0;
+    if (reduce == 0 || is_add) return autograd::detail::scatter_(self, d, index, src, value, is_add);
+    EMBER_CHECK(!self.requires_grad() && !(src && src->requires_grad()), NotImplemented,
+                "{}: the derivative of scatter with reduce='{}' is not implemented", op, reduce == 1 ? "add" : "multiply");
   }
   Tensor inputs[3] = {self, index, src ? *src : Tensor()};
   DeviceEntry& dev = detail::place_op(Op::Scatter, inputs, src ? 3 : 2, self.dtype());
@@ -258,6 +265,7 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
   check_defined(self, "sort", "self");
   const int64_t d = detail::wrap_dim(dim, self.dim(), "sort");
+  if (EMBER_GRAD_RECORDING(self)) return autograd::detail::sort(self, dim, descending);
   Tensor in = self;
   DeviceEntry& dev = detail::place_op(Op::Sort, &in, 1, self.dtype());
   auto kernel = detail::lookup_kernel<SortKernel>(Op::Sort, dev.device.type(), self.dtype());

@@ -52,4 +52,24 @@ void run_fused_step(Op op, OptimArgs& a, const Tensor& p, const Tensor& grad, Te
   if (target.data_ptr() != p.data_ptr()) const_cast<Tensor&>(p).copy_(target);
 }
 
+void run_amp_unscale(Tensor& grad, double inv_scale, const Tensor& found_inf) {
+  DeviceScope scope(grad.device());
+  Tensor ins[2] = {grad, found_inf};
+  ember::detail::DeviceEntry& dev = ember::detail::place_op(Op::AmpUnscale, ins, 2, grad.dtype());
+  auto kernel = ember::detail::lookup_kernel<OptimKernel>(Op::AmpUnscale, dev.device.type(), grad.dtype());
+  if (grad.numel() == 0) return;
+  Tensor target = ins[0].is_contiguous() ? ins[0] : ins[0].contiguous();
+  OptimArgs a;
+  a.dtype = grad.dtype();
+  a.param = static_cast<char*>(target.data_ptr());
+  a.numel = grad.numel();
+  a.lr = inv_scale;
+  a.buf0 = static_cast<char*>(ins[1].data_ptr());
+  kernel(a);
+  grad.storage()->version_.fetch_add(1, std::memory_order_relaxed);
+  if (target.data_ptr() != grad.data_ptr()) grad.copy_(target);
+  // A flag that place_op had to copy elsewhere is read back from the copy.
+  if (ins[1].data_ptr() != found_inf.data_ptr()) const_cast<Tensor&>(found_inf).copy_(ins[1]);
+}
+
 }  // namespace ember::optim::detail

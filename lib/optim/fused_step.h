@@ -18,4 +18,8 @@ void run_fused_step(Op op, OptimArgs& a, const Tensor& p, const Tensor& grad, Te
 /// Checks that p's dtype is floating before state is made for it.
 void check_param(const Tensor& p, const char* optimizer, size_t group, size_t index);
 
+/// GradScaler's unscale of one gradient (Op::AmpUnscale): grad *= inv_scale in place, and
+/// found_inf (one float32 on grad's device) set to 1 when grad held inf or NaN.
+void run_amp_unscale(Tensor& grad, double inv_scale, const Tensor& found_inf);
+
 }  // namespace ember::optim::detail

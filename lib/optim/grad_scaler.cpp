@@ -7,6 +7,7 @@
 #include "core/check.h"
 #include "ember/autograd.h"
 #include "ember/ops.h"
+#include "optim/fused_step.h"
 
 namespace ember::optim {
 
@@ -41,15 +42,22 @@ void GradScaler::unscale_(Optimizer& optimizer) {
       EMBER_CHECK_ARG(!p.grad().defined() || p.grad().dtype() != kHalf,
                       "GradScaler::unscale_: Attempting to unscale FP16 gradients.");
   NoGradGuard no_grad;
-  bool found = false, checked = false;
+  // One fused unscale-and-check kernel per gradient; one flag per device, read once.
+  std::vector<std::pair<Device, Tensor>> flags;
+  bool checked = false;
   for (auto& group : optimizer.param_groups())
     for (Tensor& p : group.params()) {
       Tensor& g = p.mutable_grad();
       if (!g.defined()) continue;
       checked = true;
-      found = found || g.isinf().any().item<bool>() || g.isnan().any().item<bool>();
-      g.mul_(Scalar(inv_scale));
+      Tensor* flag = nullptr;
+      for (auto& [dev, f] : flags)
+        if (dev == g.device()) flag = &f;
+      if (!flag) flag = &flags.emplace_back(g.device(), zeros({1}, TensorOptions(kFloat).device(g.device()))).second;
+      detail::run_amp_unscale(g, inv_scale, *flag);
     }
+  bool found = false;
+  for (auto& [dev, f] : flags) found = found || f.item<float>() != 0;
   st.found_inf = found;
   st.checked = checked;
   st.stage = Stage::Unscaled;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "autograd/grad_ops.h"
+#include "autograd/hooks.h"
 #include "core/check.h"
 #include "dispatch/index_ops.h"
 #include "ember/ops.h"
@@ -253,6 +255,7 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
   Parsed p = parse(*this, indices);
   if (p.adv.empty()) return p.view;
   Block blk = make_block(p);
+  if (EMBER_GRAD_RECORDING(blk.t)) return autograd::detail::index_block(blk.t, blk.b, blk.e, blk.lin, blk.user_dim);
   return detail::gather_block(blk.t, blk.b, blk.e, blk.lin, true, {nullptr, blk.user_dim});
 }
 
@@ -267,6 +270,7 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
                   "Index put requires the source and destination dtypes match, got {} for the destination and {} for "
                   "the source.",
                   name(dtype()), name(value.dtype()));
+  if (EMBER_GRAD_RECORDING(*this)) autograd::detail::check_inplace(*this);  // before the views are made
   Parsed p = parse(*this, indices);
   if (p.adv.empty()) {
     if (accumulate) p.view.add_(value);
@@ -285,6 +289,11 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
   }
   EMBER_CHECK_ARG(ok, "shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of shape {}",
                   detail::shape_str(value.sizes()), detail::shape_str(result.ref()));
+  if (EMBER_GRAD_RECORDING2(blk.t, value)) {
+    autograd::detail::index_put_block(blk.t, blk.b, blk.e, blk.lin, value.expand(result.ref()), accumulate,
+                                      blk.user_dim);
+    return *this;
+  }
   detail::put_block(blk.t, blk.b, blk.e, blk.lin, value.expand(result.ref()), accumulate, true,
                     {nullptr, blk.user_dim});
   return *this;

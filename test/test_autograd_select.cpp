@@ -1,0 +1,142 @@
+// Gradients of the selection ops: sort and topk values, scatter_ of a tensor or a value,
+// scatter_add_ (values by hand, gradcheck in float64, libtorch's grad_fn names and errors).
+#include <catch2/catch.hpp>
+
+#include <ember/ember.h>
+
+#include "test_util.h"
+
+using namespace ember;
+using ember_test::dvalues;
+using ember::autograd::variable_list;
+
+namespace {
+
+bool check_grad(const std::function<Tensor(const variable_list&)>& f, const variable_list& inputs) {
+  return autograd::gradcheck([&](const variable_list& v) -> variable_list { return {f(v)}; }, inputs, 1e-6, 1e-5, 1e-3);
+}
+
+Tensor leaf(std::vector<double> v, std::vector<int64_t> shape) {
+  return tensor(v, kDouble).reshape(shape).detach().requires_grad_();
+}
+
+}  // namespace
+
+TEST_CASE("autograd select: sort and topk send each value's gradient back to its position") {
+  Tensor x = leaf({3, 1, 2}, {3});
+  auto [values, indices] = sort(x);
+  REQUIRE(values.grad_fn());
+  CHECK(values.grad_fn()->name() == "SortBackward0");
+  CHECK_FALSE(indices.requires_grad());
+  (values * tensor({10.0, 20.0, 30.0}, kDouble)).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{30, 10, 20});
+
+  Tensor y = leaf({1, 5, 3, 4, 2, 6}, {2, 3});
+  auto [top, top_idx] = topk(y, 2, 1);
+  (top * tensor({1.0, 2.0}, kDouble)).sum().backward();
+  CHECK(dvalues(y.grad()) == std::vector<double>{0, 1, 2, 2, 0, 1});
+
+  Tensor r = rand({4, 5}, kDouble).requires_grad_();
+  CHECK(check_grad([](const variable_list& v) { return std::get<0>(sort(v[0], 0, true)); }, {r}));
+  CHECK(check_grad([](const variable_list& v) { return std::get<0>(topk(v[0], 3, 1)); }, {r}));
+}
+
+TEST_CASE("autograd select: scatter gives self the unwritten positions' gradient and src the gathered one") {
+  Tensor a = leaf({1, 2, 3, 4, 5, 6}, {2, 3}), b = leaf({10, 20, 30, 40}, {2, 2});
+  Tensor index = tensor({int64_t(2), int64_t(0), int64_t(1), int64_t(2)}, kInt64).reshape({2, 2});
+  Tensor out = scatter(a, 1, index, b);
+  REQUIRE(out.grad_fn());
+  CHECK(out.grad_fn()->name() == "ScatterBackward0");
+  CHECK(dvalues(out) == std::vector<double>{20, 2, 10, 4, 30, 40});
+  Tensor w = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, kDouble).reshape({2, 3});
+  (out * w).sum().backward();
+  CHECK(dvalues(a.grad()) == std::vector<double>{0, 2, 0, 4, 0, 0});
+  CHECK(dvalues(b.grad()) == std::vector<double>{3, 1, 5, 6});
+
+  Tensor c = leaf({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor filled = scatter(c, 1, index, 7.0);
+  CHECK(filled.grad_fn()->name() == "ScatterBackward1");
+  filled.sum().backward();
+  CHECK(dvalues(c.grad()) == std::vector<double>{0, 1, 0, 1, 0, 0});
+
+  Tensor s = rand({3, 4}, kDouble).requires_grad_(), src = rand({2, 4}, kDouble).requires_grad_();
+  Tensor idx = tensor({int64_t(2), int64_t(0), int64_t(1), int64_t(1), int64_t(0), int64_t(1), int64_t(2), int64_t(0)},
+                      kInt64)
+                   .reshape({2, 4});
+  CHECK(check_grad([&](const variable_list& v) { return scatter(v[0], 0, idx, v[1]); }, {s, src}));
+  CHECK(check_grad([&](const variable_list& v) { return scatter(v[0], 0, idx, -1.5); }, {s}));
+}
+
+TEST_CASE("autograd select: scatter_add sums duplicates forward and passes gradients through") {
+  Tensor a = leaf({1, 2, 3}, {3}), b = leaf({10, 20, 30, 40}, {4});
+  Tensor index = tensor({int64_t(0), int64_t(2), int64_t(0), int64_t(1)}, kInt64);
+  Tensor out = scatter_add(a, 0, index, b);
+  CHECK(out.grad_fn()->name() == "ScatterAddBackward0");
+  CHECK(dvalues(out) == std::vector<double>{41, 42, 23});
+  (out * tensor({1.0, 2.0, 3.0}, kDouble)).sum().backward();
+  CHECK(dvalues(a.grad()) == std::vector<double>{1, 2, 3});
+  CHECK(dvalues(b.grad()) == std::vector<double>{1, 3, 1, 2});
+  Tensor s = rand({3, 4}, kDouble).requires_grad_(), src = rand({5, 4}, kDouble).requires_grad_();
+  Tensor idx = randint(0, 3, {5, 4}, kInt64);
+  CHECK(check_grad([&](const variable_list& v) { return scatter_add(v[0], 0, idx, v[1]); }, {s, src}));
+}
+
+TEST_CASE("autograd select: errors of scatter under autograd") {
+  Tensor a = leaf({1, 2, 3}, {3}), b = leaf({1, 1}, {2});
+  Tensor index = tensor({int64_t(0), int64_t(0)}, kInt64);
+  CHECK_THROWS_AS(scatter(a, 0, index, b, "add"), NotImplemented);
+  CHECK_THROWS_WITH(scatter(a, 0, index, b, "multiply"),
+                    "scatter: the derivative of scatter with reduce='multiply' is not implemented");
+  CHECK_THROWS_WITH(a.scatter_(0, index, b), "a leaf Variable that requires grad is being used in an in-place operation.");
+  CHECK(dvalues(a) == std::vector<double>{1, 2, 3});
+  // Without grad mode, reduce works on tensors that require grad.
+  NoGradGuard no_grad;
+  CHECK(dvalues(scatter(a, 0, index, b, "add")) == std::vector<double>{3, 2, 3});
+}
+
+TEST_CASE("autograd select: advanced indexing accumulates the gradient at the read positions") {
+  Tensor x = rand({3, 4}, kDouble).requires_grad_();
+  Tensor rows = tensor({int64_t(2), int64_t(0), int64_t(2)}, kInt64);
+  Tensor y = x.index({rows});
+  REQUIRE(y.grad_fn());
+  CHECK(y.grad_fn()->name() == "IndexBackward0");
+  Tensor w = arange(12, kDouble).reshape({3, 4});
+  (y * w).sum().backward();
+  const auto g = dvalues(x.grad());
+  for (int64_t j = 0; j < 4; ++j) {
+    CHECK(g[size_t(j)] == double(4 + j));               // row 0 read once, by w's row 1
+    CHECK(g[size_t(4 + j)] == 0);                       // row 1 never read
+    CHECK(g[size_t(8 + j)] == double(j) + double(8 + j));  // row 2 read twice
+  }
+  Tensor cols = tensor({int64_t(3), int64_t(-4)}, kInt64);
+  CHECK(check_grad([&](const variable_list& v) { return v[0].index({indexing::Slice(), cols}); }, {x}));
+  CHECK(check_grad([&](const variable_list& v) { return v[0].index({v[0].detach() > 0.5}); }, {x}));
+  CHECK(check_grad([&](const variable_list& v) { return v[0].index({rows, cols.index({indexing::Slice(0, 1)})}); }, {x}));
+}
+
+TEST_CASE("autograd select: index_put_ routes gradients to self's other positions and to the values") {
+  Tensor x = leaf({1, 2, 3, 4, 5, 6}, {3, 2}), v = leaf({10, 20}, {2});
+  Tensor rows = tensor({int64_t(2), int64_t(0)}, kInt64);
+  Tensor w = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, kDouble).reshape({3, 2});
+  Tensor base = x * 1;
+  base.index_put_({rows}, v);  // v broadcasts over both rows
+  CHECK(dvalues(base) == std::vector<double>{10, 20, 3, 4, 10, 20});
+  (base * w).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{0, 0, 3, 4, 0, 0});
+  CHECK(dvalues(v.grad()) == std::vector<double>{1 + 5, 2 + 6});
+
+  Tensor x2 = leaf({1, 2, 3, 4, 5, 6}, {3, 2}), v2 = leaf({10, 20, 30, 40}, {2, 2});
+  Tensor acc = x2 * 1;
+  acc.index_put_({rows}, v2, true);
+  (acc * w).sum().backward();
+  CHECK(dvalues(x2.grad()) == std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(dvalues(v2.grad()) == std::vector<double>{5, 6, 1, 2});
+
+  Tensor s = rand({4, 3}, kDouble).requires_grad_(), val = rand({2, 3}, kDouble).requires_grad_();
+  Tensor pos = tensor({int64_t(3), int64_t(1)}, kInt64);
+  CHECK(check_grad([&](const variable_list& in) { return in[0].clone().index_put_({pos}, in[1]); }, {s, val}));
+  CHECK(check_grad([&](const variable_list& in) { return in[0].clone().index_put_({pos}, in[1], true); }, {s, val}));
+
+  CHECK_THROWS_WITH(x.index_put_({rows}, v), "a leaf Variable that requires grad is being used in an in-place operation.");
+  CHECK(dvalues(x) == std::vector<double>{1, 2, 3, 4, 5, 6});
+}
