@@ -272,6 +272,11 @@ TEST_CASE("autograd: detach, detach_, retain_grad and hooks") {
   w.detach_();
   CHECK(w.is_leaf());
   CHECK_FALSE(w.requires_grad());
+  // A view of a tensor with history cannot be detached in place (its base's history would go too).
+  Tensor v = (x * 2).narrow(0, 0, 1);
+  CHECK_THROWS_MATCHES(v.detach_(), InvalidArgument, Catch::Matchers::Message("Can't detach views in-place. Use detach() instead."));
+  CHECK(v.requires_grad());
+  CHECK(v.grad_fn() != nullptr);
   // a hook on an intermediate replaces the gradient flowing past it
   Tensor a = leaf({1});
   Tensor b = a * 2;

@@ -78,6 +78,8 @@ Tensor Tensor::detach() const {
 Tensor& Tensor::detach_() {
   EMBER_CHECK_ARG(defined(), "detach_: undefined tensor");
   if (AutogradMeta* m = meta(*this)) {
+    // Detaching a view in place would cut its base's history too (libtorch refuses it).
+    EMBER_CHECK_ARG(!m->is_view_, "Can't detach views in-place. Use detach() instead.");
     m->grad_fn_.reset();
     m->output_nr_ = 0;
     m->requires_grad_ = false;
