@@ -3,6 +3,7 @@
 //                                      DDP step (half batch per rank) with bucketed overlap, with
 //                                      one all-reduce after backward, and with no communication
 //   mpirun -np 1 ./ember_dist_bench   the same step on the whole batch in one process
+//   mpirun -np G ./ember_dist_bench --nccl   NCCL all-reduce bandwidth on G GPUs (one rank each)
 // Each figure is the median of the repetitions, alternating the variants compared.
 #include <mpi.h>
 
@@ -13,7 +14,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace dist = ember::distributed;
@@ -63,9 +66,43 @@ struct Mlp {
   }
 };
 
+// NCCL all-reduce of float32 CUDA tensors from 1 MB to 1 GB: the median time and the
+// algorithm and bus bandwidths as nccl-tests reports them (bus = alg * 2 (n - 1) / n).
+int nccl_bandwidth() {
+  if (!ember::cuda::is_available()) {
+    std::printf("ember_dist_bench --nccl: no GPU, nothing to measure\n");
+    return 0;
+  }
+  dist::ProcessGroup& g = dist::init_process_group(dist::Backend::NCCL);
+  const int world = g.size();
+  // This rank's GPU, chosen as the NCCL group chooses it.
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  if (!local) local = std::getenv("LOCAL_RANK");
+  const int device = local ? std::atoi(local) : g.rank() % ember::cuda::device_count();
+  const auto opts = ember::TensorOptions(ember::kFloat).device(ember::Device(ember::kCUDA, device));
+  if (g.rank() == 0) std::printf("NCCL all_reduce SUM, float32, %d rank(s)\n%12s %12s %12s %12s\n", world, "bytes", "time us", "algbw GB/s", "busbw GB/s");
+  for (int64_t bytes : {int64_t(1) << 20, int64_t(16) << 20, int64_t(256) << 20, int64_t(1) << 30}) {
+    Tensor t = ember::ones({bytes / 4}, opts);
+    std::vector<double> times;
+    for (int r = 0; r < 12; ++r) {
+      const double s = timed([&] {
+        g.all_reduce(t, dist::ReduceOp::SUM);
+        ember::cuda::synchronize();
+      });
+      if (r >= 2) times.push_back(s);  // two warm-up rounds
+    }
+    const double sec = median(times), algbw = double(bytes) / sec / 1e9;
+    if (g.rank() == 0)
+      std::printf("%12lld %12.1f %12.1f %12.1f\n", (long long)bytes, 1e6 * sec, algbw, algbw * 2.0 * (world - 1) / world);
+  }
+  dist::destroy_process_group();
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--nccl") return nccl_bandwidth();
   dist::ProcessGroup& g = dist::init_process_group(dist::Backend::MPI);
   const int rank = g.rank(), world = g.size();
   const int reps = 10;
