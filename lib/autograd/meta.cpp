@@ -42,6 +42,7 @@ InputMeta input_meta(const Tensor& t) {
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   AutogradMeta& m = get_or_create_meta(t);
+  std::lock_guard<std::mutex> lock(m.accumulator_mutex_);
   if (auto acc = m.grad_accumulator_.lock()) return acc;
   auto acc = std::make_shared<AccumulateGrad>(t);
   m.grad_accumulator_ = acc;

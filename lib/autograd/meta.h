@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "ember/autograd.h"
@@ -13,6 +14,7 @@ namespace ember::autograd {
 struct AutogradMeta {
   Tensor grad_;
   std::shared_ptr<Node> grad_fn_;               // null for leaves
+  std::mutex accumulator_mutex_;                 // threads recording ops on one leaf share its AccumulateGrad
   std::weak_ptr<Node> grad_accumulator_;        // leaves: their AccumulateGrad, while a graph holds it
   std::shared_ptr<Tensor> retained_grad_;       // non-leaves after retain_grad(): written by a pre-hook
   std::vector<Node::PreHook> leaf_hooks_;       // leaves' tensor hooks, run by AccumulateGrad

@@ -8,6 +8,9 @@ namespace detail {
 
 thread_local int8_t t_autocast_low __attribute__((tls_model("initial-exec"))) = -1;
 
+AutocastOff::AutocastOff() : prev_(t_autocast_low) { t_autocast_low = -1; }
+AutocastOff::~AutocastOff() { t_autocast_low = prev_; }
+
 Tensor autocast_low(const Tensor& t) {
   return t.defined() && autocast_wants_low(t) ? t.to(ScalarType(t_autocast_low)) : t;
 }

@@ -25,8 +25,10 @@ Tensor autocast_low(const Tensor& t);
 /// Turns autocast off for a scope (the backward engine) and restores it after.
 class AutocastOff {
  public:
-  AutocastOff() : prev_(t_autocast_low) { t_autocast_low = -1; }
-  ~AutocastOff() { t_autocast_low = prev_; }
+  // Out of line, in the TU that defines t_autocast_low: GCC's UBSan flags a store through
+  // the extern thread_local's wrapper from other TUs as a null store (ASan+UBSan build).
+  AutocastOff();
+  ~AutocastOff();
   AutocastOff(const AutocastOff&) = delete;
   AutocastOff& operator=(const AutocastOff&) = delete;
 
