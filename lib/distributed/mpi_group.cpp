@@ -101,7 +101,7 @@ MPI_Op mpi_op(ReduceOp op, ScalarType t) {
   const int k = op == ReduceOp::MAX ? 1 : op == ReduceOp::MIN ? 2 : op == ReduceOp::PRODUCT ? 3 : 0;
   if (t == kHalf || t == kBFloat16) return g_ops16[t == kBFloat16][k];
   if (t == kBool) return k == 0 || k == 1 ? MPI_MAX : MPI_MIN;  // or / and, as NCCL's bool
-  constexpr MPI_Op plain[4] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
+  const MPI_Op plain[4] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
   return plain[k];
 }
 
