@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "ember/export.h"
@@ -112,15 +113,19 @@ class EMBER_API DistributedDataParallel {
  public:
   explicit DistributedDataParallel(std::shared_ptr<nn::Module> module, ProcessGroup& group = default_group(),
                                    double bucket_cap_mb = 25);
-  /// From a module handle or pointer whose forward takes and returns one Tensor:
-  /// `DistributedDataParallel ddp(model)` then `ddp(x)` or `ddp.forward(x)`.
-  template <class M, class = std::enable_if_t<nn::detail::has_unary_forward<typename nn::detail::impl_of<
-                         std::decay_t<decltype(*std::declval<M&>())>>::type>::value>>
-  explicit DistributedDataParallel(M module, ProcessGroup& group = default_group(), double bucket_cap_mb = 25)
-      : DistributedDataParallel(std::shared_ptr<nn::Module>(as_shared(module)), group, bucket_cap_mb) {
-    auto impl = as_shared(module);
-    forward_ = [impl](const Tensor& x) { return impl->forward(x); };
+  /// From a module pointer or handle (`DistributedDataParallel ddp(model)`); when its forward
+  /// takes and returns one Tensor, `ddp(x)` / `ddp.forward(x)` call it.
+  template <class M, class = std::enable_if_t<std::is_base_of_v<nn::Module, M>>>
+  explicit DistributedDataParallel(std::shared_ptr<M> module, ProcessGroup& group = default_group(),
+                                   double bucket_cap_mb = 25)
+      : DistributedDataParallel(std::static_pointer_cast<nn::Module>(module), group, bucket_cap_mb) {
+    if constexpr (nn::detail::has_unary_forward<M>::value)
+      forward_ = [m = module.get()](const Tensor& x) { return m->forward(x); };  // module_ keeps it alive
   }
+  template <class M>
+  explicit DistributedDataParallel(const nn::ModuleHolder<M>& module, ProcessGroup& group = default_group(),
+                                   double bucket_cap_mb = 25)
+      : DistributedDataParallel(module.ptr(), group, bucket_cap_mb) {}
   explicit DistributedDataParallel(std::vector<Tensor> parameters, ProcessGroup& group = default_group(),
                                    double bucket_cap_mb = 25);
 
@@ -151,11 +156,6 @@ class EMBER_API DistributedDataParallel {
   NoSyncGuard no_sync() { return NoSyncGuard(*reducer_); }
 
  private:
-  template <class M>
-  static auto as_shared(const M& m) {
-    if constexpr (std::is_base_of_v<nn::Module, typename nn::detail::impl_of<M>::type>) return m;  // shared_ptr
-    else return m.ptr();  // ModuleHolder
-  }
   void broadcast_from_rank0(const std::vector<Tensor>& buffers);
 
   std::shared_ptr<nn::Module> module_;

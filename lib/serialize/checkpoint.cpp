@@ -1,5 +1,7 @@
 // Checkpoints: nn::Module::save / load of named parameters and buffers, and
 // optim::Optimizer::save / load of its state, both as safetensors files.
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,9 +44,9 @@ void nn::Module::load(const std::string& path, bool strict) {
   const SafetensorsFile file(path);
   const auto state = module_state(*this);
   std::vector<std::string> missing, unexpected, mismatched;
-  std::map<std::string, bool> in_module;
+  std::set<std::string> in_module;
   for (const auto& [name, t] : state) {
-    in_module[name] = true;
+    in_module.insert(name);
     if (!file.contains(name)) {
       missing.push_back(name);
     } else if (file.shape(name) != t.sizes().vec()) {
