@@ -256,6 +256,10 @@ TEST_CASE("gradcheck: matmul in every rank and broadcast case, mm, bmm, mv, dot,
   CHECK(check([](const variable_list& v) { return outer(v[0], v[1]); }, {input({3}), input({2})}));
   CHECK(check([](const variable_list& v) { return addmm(v[0], v[1], v[2], 0.5, -2); },
               {input({4}), input({2, 3}), input({3, 4})}));
+  CHECK(check([](const variable_list& v) { return addmm(v[0], v[1], v[2]); },
+              {input({2, 4}), transposed(2, 3), transposed(3, 4)}));
+  CHECK(check([](const variable_list& v) { return addmm(v[0], v[1], v[2], 1, 3); },
+              {input({4}), transposed(2, 3), transposed(3, 4)}));
   CHECK(check([](const variable_list& v) { return linear(v[0], v[1], v[2]); },
               {input({2, 3}), input({4, 3}), input({4})}));
   CHECK(check([](const variable_list& v) { return linear(v[0], v[1], v[2]); },
@@ -267,6 +271,27 @@ TEST_CASE("gradcheck: matmul in every rank and broadcast case, mm, bmm, mv, dot,
   A.mm(B).sum().backward();
   CHECK(dvalues(A.grad()) == std::vector<double>{11, 15, 11, 15});
   CHECK(dvalues(B.grad()) == std::vector<double>{4, 4, 6, 6});
+}
+
+TEST_CASE("mm backward: a column-major operand gets its gradient in its own layout") {
+  // Note [Gradient layout of mm]: linear's weight enters addmm as w.t(); its gradient
+  // reaches the leaf contiguous, so AccumulateGrad keeps the product instead of copying it.
+  Tensor x = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, kFloat).view({2, 3});
+  Tensor w = tensor({1.0, 0.0, -1.0, 2.0, 1.0, 0.5}, kFloat).view({2, 3}).requires_grad_();
+  Tensor b = tensor({0.5, -0.5}, kFloat).requires_grad_();
+  Tensor g = tensor({1.0, 2.0, -1.0, 3.0}, kFloat).view({2, 2});
+  linear(x, w, b).backward(g);
+  CHECK(w.grad().is_contiguous());
+  CHECK(w.grad().sizes().vec() == std::vector<int64_t>{2, 3});
+  // dW = g^T x: rows (1*1 + -1*4, 1*2 + -1*5, 1*3 + -1*6) and (2*1 + 3*4, 2*2 + 3*5, 2*3 + 3*6)
+  CHECK(dvalues(w.grad()) == std::vector<double>{-3, -3, -3, 14, 19, 24});
+  CHECK(dvalues(b.grad()) == std::vector<double>{0, 5});
+  // mm's own backward with column-major operands on both sides.
+  Tensor base = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, kFloat).view({3, 2});
+  Tensor a = tensor({1.0, 1.0, 2.0, 0.0, -1.0, 1.0}, kFloat).view({2, 3});
+  Tensor bt = base.t().requires_grad_();  // a column-major leaf
+  mm(bt, a.t()).sum().backward();
+  CHECK(dvalues(bt.grad()) == std::vector<double>{1, 0, 3, 1, 0, 3});  // ones(2, 2) @ a
 }
 
 TEST_CASE("gradcheck: views, joins and copies") {

@@ -20,13 +20,29 @@ void save2(const std::shared_ptr<FormulaNode>& node, const Tensor& a, const Tens
   node->saved_[0] = SavedVariable(a, false);
   node->saved_[1] = SavedVariable(b, false);
 }
+
+// Note [Gradient layout of mm]
+// As libtorch's mm_mat1/mat2_backward: an operand stored column-major (a weight used as
+// w.t()) gets its gradient column-major too, computed as the transposed product. After
+// TBackward that gradient is contiguous, so AccumulateGrad keeps it instead of copying.
+bool column_major(const Tensor& t) { return t.stride(0) == 1 && t.stride(1) == t.size(0) && t.size(0) > 1; }
+
+// d(a @ b)/da for an a of a's layout: g @ b^T.
+Tensor mm_grad_a(const Tensor& g, const Tensor& a, const Tensor& b) {
+  return column_major(a) ? ember::mm(b, g.t()).t() : ember::mm(g, b.t());
+}
+// d(a @ b)/db for a b of b's layout: a^T @ g.
+Tensor mm_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
+  return column_major(b) ? ember::mm(g.t(), a).t() : ember::mm(a.t(), g);
+}
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   Tensor y = forward([&] { return ember::mm(a, b); });
   if (!any_requires_grad({&a, &b})) return y;
   save2(record("MmBackward0", {&a, &b}, {&y}, [](N& n, G& g) -> G {
-          return {n.needs(0) ? ember::mm(g[0], n.saved(1).t()) : Tensor(), n.needs(1) ? ember::mm(n.saved(0).t(), g[0]) : Tensor()};
+          const Tensor a = n.saved(0), b = n.saved(1);
+          return {n.needs(0) ? mm_grad_a(g[0], a, b) : Tensor(), n.needs(1) ? mm_grad_b(g[0], a, b) : Tensor()};
         }),
         a, b);
   return y;
@@ -70,8 +86,9 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
   save2(record("AddmmBackward0", {&c, &a, &b}, {&y}, [be, al](N& n, G& g) -> G {
           Tensor gc, ga, gb;
           if (n.needs(0)) gc = be == 1 ? g[0] : g[0] * be;
-          if (n.needs(1)) ga = ember::mm(g[0], n.saved(1).t()) * al;
-          if (n.needs(2)) gb = ember::mm(n.saved(0).t(), g[0]) * al;
+          const Tensor a = n.saved(0), b = n.saved(1);
+          if (n.needs(1)) ga = al == 1 ? mm_grad_a(g[0], a, b) : mm_grad_a(g[0], a, b) * al;
+          if (n.needs(2)) gb = al == 1 ? mm_grad_b(g[0], a, b) : mm_grad_b(g[0], a, b) * al;
           return {gc, ga, gb};
         }),
         a, b);
