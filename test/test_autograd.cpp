@@ -466,6 +466,29 @@ TEST_CASE("autograd: in-place ops on views rewrite the base's history (CopySlice
   CHECK(dvalues(x.grad()) == std::vector<double>{2, 1, 1, 2, 1, 1});
 }
 
+TEST_CASE("autograd: create_graph differentiates through CopySlices and a refreshed view") {
+  // b = [x0^2, x1^2, x2, x3] written in place through a view; out = sum(b^2)
+  Tensor x = tensor({1.0, 2.0, 3.0, 4.0}, kDouble).requires_grad_();
+  Tensor b = x * 1;
+  b.narrow(0, 0, 2).mul_(x.narrow(0, 0, 2));
+  REQUIRE(b.grad_fn()->name() == "CopySlices");
+  Tensor g = autograd::grad({(b * b).sum()}, {x}, {}, true, true)[0];
+  CHECK(dvalues(g) == std::vector<double>{4, 32, 6, 8});  // 4 x^3 on the head, 2 x on the tail
+  REQUIRE(g.requires_grad());
+  g.sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{12, 48, 2, 2});  // 12 x^2, then 2
+
+  // v is taken before its base is doubled in place: its history is refreshed from the base's
+  Tensor y = tensor({1.0, 2.0, 3.0, 4.0}, kDouble).requires_grad_();
+  Tensor c = y * 1;
+  Tensor v = c.narrow(0, 0, 2);
+  c.mul_(2);
+  Tensor gy = autograd::grad({(v * v * v).sum()}, {y}, {}, true, true)[0];  // 8 (y0^3 + y1^3)
+  CHECK(dvalues(gy) == std::vector<double>{24, 96, 0, 0});
+  gy.sum().backward();
+  CHECK(dvalues(y.grad()) == std::vector<double>{48, 96, 0, 0});
+}
+
 TEST_CASE("autograd: where and lerp with a Scalar operand record through the tensor operands") {
   Tensor x = leaf({1.0, -2.0, 3.0});
   Tensor y = where(x > 0, 0.5, x);

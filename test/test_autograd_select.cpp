@@ -140,3 +140,79 @@ TEST_CASE("autograd select: index_put_ routes gradients to self's other position
   CHECK_THROWS_WITH(x.index_put_({rows}, v), "a leaf Variable that requires grad is being used in an in-place operation.");
   CHECK(dvalues(x) == std::vector<double>{1, 2, 3, 4, 5, 6});
 }
+
+TEST_CASE("autograd select: masked_select puts each gradient back at its selected position") {
+  Tensor x = leaf({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor mask = tensor({true, false, true}, kBool);  // broadcast over the rows
+  Tensor sel = masked_select(x, mask);
+  REQUIRE(sel.grad_fn());
+  CHECK(sel.grad_fn()->name() == "MaskedSelectBackward0");
+  CHECK(dvalues(sel) == std::vector<double>{1, 3, 4, 6});
+  (sel * tensor({1.0, 2.0, 3.0, 4.0}, kDouble)).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{1, 0, 2, 3, 0, 4});
+  // self broadcast by a larger mask: its gradient is summed over the broadcast rows
+  Tensor r = leaf({1, 2, 3}, {3});
+  Tensor rows_mask = tensor({true, true, false, false, true, true}, kBool).reshape({2, 3});
+  masked_select(r, rows_mask).sum().backward();
+  CHECK(dvalues(r.grad()) == std::vector<double>{1, 2, 1});
+  // integer input: no gradient; float64 gradcheck with a strided input
+  CHECK_FALSE(masked_select(tensor({int64_t(1), int64_t(2)}, kInt64), tensor({true, false}, kBool)).requires_grad());
+  Tensor m = tensor({true, false, false, true, true, false, true, false, false, true, false, true}, kBool).reshape({4, 3});
+  CHECK(check_grad([&](const variable_list& v) { return masked_select(v[0].t(), m); },
+                   {rand({3, 4}, kDouble).requires_grad_()}));
+}
+
+TEST_CASE("autograd select: masked_fill zeroes the filled positions' gradient, a tensor value gets their sum") {
+  Tensor mask = tensor({true, false, false, true}, kBool).reshape({2, 2});
+  Tensor w = tensor({1.0, 2.0, 3.0, 4.0}, kDouble).reshape({2, 2});
+  Tensor y = leaf({1, 2, 3, 4}, {2, 2});
+  Tensor filled = y.masked_fill(mask, 9.0);
+  REQUIRE(filled.grad_fn());
+  CHECK(filled.grad_fn()->name() == "MaskedFillBackward0");
+  CHECK(dvalues(filled) == std::vector<double>{9, 2, 3, 9});
+  (filled * w).sum().backward();
+  CHECK(dvalues(y.grad()) == std::vector<double>{0, 2, 3, 0});
+
+  Tensor z = leaf({1, 2, 3, 4}, {2, 2}), value = leaf({5}, {});
+  Tensor by_tensor = masked_fill(z, mask, value);
+  CHECK(by_tensor.grad_fn()->name() == "MaskedFillBackward1");
+  CHECK(dvalues(by_tensor) == std::vector<double>{5, 2, 3, 5});
+  (by_tensor * w).sum().backward();
+  CHECK(dvalues(z.grad()) == std::vector<double>{0, 2, 3, 0});
+  CHECK(dvalues(value.grad()) == std::vector<double>{5});  // w[0] + w[3]
+
+  // in place on a non-leaf, and on a view of one (the base's history becomes CopySlices)
+  Tensor p = leaf({1, 2, 3, 4}, {2, 2});
+  Tensor q = p * 2;
+  q.masked_fill_(mask, 0.0);
+  CHECK(q.grad_fn()->name() == "MaskedFillBackward0");
+  (q * w).sum().backward();
+  CHECK(dvalues(p.grad()) == std::vector<double>{0, 4, 6, 0});
+  Tensor p2 = leaf({1, 2, 3, 4}, {2, 2}), v2 = leaf({-1}, {});
+  Tensor q2 = p2 * 1;
+  q2.select(0, 1).masked_fill_(tensor({true, false}, kBool), v2);
+  CHECK(q2.grad_fn()->name() == "CopySlices");
+  CHECK(dvalues(q2) == std::vector<double>{1, 2, -1, 4});
+  (q2 * w).sum().backward();
+  CHECK(dvalues(p2.grad()) == std::vector<double>{1, 2, 0, 4});
+  CHECK(dvalues(v2.grad()) == std::vector<double>{3});
+
+  Tensor g = rand({3, 4}, kDouble).requires_grad_();
+  Tensor m = rand({4}) > 0.5;
+  CHECK(check_grad([&](const variable_list& v) { return v[0].masked_fill(m, 0.5) * v[0]; }, {g}));
+  CHECK(check_grad([&](const variable_list& v) { return masked_fill(v[0], m, v[1]); },
+                   {g, leaf({0.25}, {})}));
+}
+
+TEST_CASE("autograd select: masked_fill_ errors under autograd") {
+  Tensor mask = tensor({true, false}, kBool);
+  Tensor x = leaf({1, 2}, {2});
+  CHECK_THROWS_WITH(x.masked_fill_(mask, 0.0),
+                    Catch::Contains("a leaf Variable that requires grad is being used in an in-place operation."));
+  CHECK(dvalues(x) == std::vector<double>{1, 2});  // unchanged
+  Tensor y = x * 1;
+  CHECK_THROWS_WITH(y.masked_fill_(mask, leaf({1, 2}, {2})),
+                    Catch::Contains("only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)"));
+  CHECK_THROWS_WITH(y.masked_fill_(tensor({1.0, 0.0}, kFloat), 0.0),
+                    Catch::Contains("masked_fill_: only supports boolean masks, but got mask with dtype float32"));
+}

@@ -361,7 +361,7 @@ TEST_CASE("gradcheck: across devices: to(device) and placement copies differenti
       {input({2, 3}), input({3, 2})}));
 }
 
-TEST_CASE("gradcheck: second derivatives of pow, tanh, matmul and softmax") {
+TEST_CASE("gradcheck: second derivatives of pow, tanh, matmul, softmax and in-place ops on views") {
   manual_seed(ember_test::fresh_seed());
   CHECK(check_second([](const variable_list& v) { return pow(v[0], 3); }, {input({4}, 0.5, 1.5)}));
   CHECK(check_second([](const variable_list& v) { return pow(v[0], v[1]); }, {input({3}, 0.5, 1.5), input({3}, 1, 2)}));
@@ -371,4 +371,20 @@ TEST_CASE("gradcheck: second derivatives of pow, tanh, matmul and softmax") {
   CHECK(check_second([](const variable_list& v) { return log_softmax(v[0], 0); }, {input({3, 2})}));
   CHECK(check_second([](const variable_list& v) { return (v[0].narrow(1, 1, 2) * v[0].select(1, 0).unsqueeze(1)).sigmoid(); },
                      {input({2, 3})}));
+  // through an in-place op on a view (CopySlices) and a view whose base changed since
+  CHECK(check_second(
+      [](const variable_list& v) {
+        Tensor a = v[0] * 1;
+        a.narrow(0, 1, 2).mul_(v[0].narrow(0, 0, 2));
+        return a * a;
+      },
+      {input({4})}));
+  CHECK(check_second(
+      [](const variable_list& v) {
+        Tensor a = v[0] * 1;
+        Tensor head = a.narrow(1, 0, 2);
+        a.mul_(v[1]);
+        return head.pow(2);
+      },
+      {input({2, 3}), input({3})}));
 }

@@ -1,5 +1,5 @@
 // Cross-checks the selection ops' gradients against libtorch: sort, topk, scatter (src
-// and value), scatter_add, advanced indexing and index_put_, from the same float64
+// and value), scatter_add, advanced indexing, index_put_, masked_select and masked_fill, from the same float64
 // inputs and output weights; gradients and grad_fn names must agree.
 // (REQUIRE, not CHECK: the torch headers redefine CHECK as glog's.)
 #include <catch2/catch.hpp>
@@ -86,4 +86,22 @@ TEST_CASE("autograd select crosscheck: index and index_put_ gradients match libt
     check(acc ? "index_put_ accumulate" : "index_put_", {x, val},
           [&](auto& v) { return v[0].clone().index_put_({prow}, v[1], acc); },
           [&](auto& v) { return v[0].clone().index_put_({tprow}, v[1], acc); });
+}
+
+TEST_CASE("autograd select crosscheck: masked_select and masked_fill gradients match libtorch's") {
+  ember::manual_seed(13);
+  ember::Tensor x = ember::rand({3, 4}, ember::kDouble), row = ember::rand({4}, ember::kDouble);
+  ember::Tensor value = ember::tensor({0.75}, ember::kDouble).reshape({});
+  ember::Tensor mask = ember::rand({3, 4}) > 0.5, row_mask = ember::rand({4}) > 0.4;
+  torch::Tensor tmask = as_torch(mask), trow_mask = as_torch(row_mask);
+  check("masked_select", {x}, [&](auto& v) { return ember::masked_select(v[0], mask); },
+        [&](auto& v) { return torch::masked_select(v[0], tmask); });
+  check("masked_select, self broadcast", {row}, [&](auto& v) { return ember::masked_select(v[0], mask); },
+        [&](auto& v) { return torch::masked_select(v[0], tmask); });
+  check("masked_fill scalar", {x}, [&](auto& v) { return v[0].masked_fill(row_mask, 2.5); },
+        [&](auto& v) { return v[0].masked_fill(trow_mask, 2.5); });
+  check("masked_fill tensor value", {x, value}, [&](auto& v) { return v[0].masked_fill(mask, v[1]); },
+        [&](auto& v) { return v[0].masked_fill(tmask, v[1]); });
+  check("masked_fill_", {x, value}, [&](auto& v) { return (v[0] * 2).masked_fill_(mask, v[1]); },
+        [&](auto& v) { return (v[0] * 2).masked_fill_(tmask, v[1]); });
 }

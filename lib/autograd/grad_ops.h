@@ -60,5 +60,10 @@ Tensor index_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, int
 /// index_put_'s write of value into t's dims [b, e) at positions lin, recorded in place.
 void index_put_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, const Tensor& value, bool accumulate,
                      int64_t user_dim);
+/// masked_select of self broadcast to `shape`, at its flat positions `flat` (int64 1-D).
+Tensor masked_select(const Tensor& self, const Tensor& flat, IntArrayRef shape);
+/// masked_fill / masked_fill_ of value; value_tensor is the 0-dim tensor it came from, if any.
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value, const Tensor* value_tensor);
+void masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value, const Tensor* value_tensor);
 
 }  // namespace ember::autograd::detail

@@ -4,6 +4,9 @@
 // the written positions zeroed, src gets grad.gather(dim, index); scatter_add: self gets
 // grad; index: grad accumulated into zeros at the positions; index_put_: values get
 // grad.index(positions), self gets grad (accumulate) or grad with the positions zeroed.
+// masked_select: grad added into zeros at the selected positions, summed back over the
+// mask's broadcast; masked_fill: self gets grad with the filled positions zeroed, a tensor
+// value gets the sum of grad there.
 // Advanced indexing records at the block level (index_ops.h): the views that make the
 // block are recorded by their own ops.
 #include "autograd/grad_ops.h"
@@ -18,6 +21,19 @@ namespace ember::autograd::detail {
 namespace {
 using G = variable_list;
 using N = FormulaNode;
+
+// libtorch's node for a Scalar value, or for a tensor value (the node's input 1).
+const char* masked_fill_name(const Tensor* value_tensor) {
+  return value_tensor ? "MaskedFillBackward1" : "MaskedFillBackward0";
+}
+// The mask is saved(0).
+G masked_fill_backward(N& n, G& g) {
+  const Tensor mask = n.saved(0);
+  Tensor gs, gv;
+  if (n.needs(0)) gs = sum_to(g[0].masked_fill(mask, 0), n.in_sizes(0));
+  if (n.needs(1)) gv = where(mask, g[0], 0.0).sum();
+  return {gs, gv};
+}
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
@@ -97,6 +113,48 @@ void index_put_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, c
                           if (n.needs(1)) gv = ember::detail::gather_block(g[0], b, e, lin, true, {nullptr, -1});
                           return {gs, gv};
                         }));
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& flat, IntArrayRef shape) {
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = ember::detail::gather_block(self.expand(shape).reshape({-1}), 0, 1, flat, false, {"masked_select()", 0});
+  }
+  if (!requires_grad(self) || !is_floating_point(self.dtype())) return y;
+  auto node = record("MaskedSelectBackward0", {&self}, {&y}, [shape = shape.vec()](N& n, G& g) -> G {
+    int64_t numel = 1;
+    for (int64_t s : shape) numel *= s;
+    Tensor spread = ember::index_add(zeros({numel}, g[0].options()), 0, n.saved(0), g[0]);
+    return {sum_to(spread.view(shape), n.in_sizes(0))};
+  });
+  node->saved_[0] = SavedVariable(flat, false);
+  return y;
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value, const Tensor* value_tensor) {
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = ember::masked_fill(self, mask, value);
+  }
+  if (!any_requires_grad({&self, value_tensor}) || !is_floating_point(y.dtype())) return y;
+  auto node = record(masked_fill_name(value_tensor), {&self, value_tensor}, {&y}, masked_fill_backward);
+  node->saved_[0] = SavedVariable(mask, false);
+  return y;
+}
+
+void masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value, const Tensor* value_tensor) {
+  check_inplace(self);
+  {
+    NoGradGuard no_grad;
+    self.masked_fill_(mask, value);
+  }
+  if (!any_requires_grad({&self, value_tensor}) || !is_floating_point(self.dtype())) return;
+  Tensor before = self;
+  auto node = record(masked_fill_name(value_tensor), {&before, value_tensor}, {&self}, masked_fill_backward);
+  node->saved_[0] = SavedVariable(mask, false);
+  rebase_view(self, node);
 }
 
 }  // namespace ember::autograd::detail

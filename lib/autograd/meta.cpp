@@ -51,6 +51,19 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
 
 namespace {
 
+// Note [Differentiable view regions]
+// Under create_graph, the backward of a view region (AsStridedBackward0, CopySlices) must
+// itself record. The region's flat positions in the dense base (an int64 constant) turn
+// its copies into gather and scatter_add, which are differentiable; without create_graph
+// the plain strided copies are used.
+Tensor region_positions(IntArrayRef base_sizes, IntArrayRef sizes, IntArrayRef strides, int64_t offset, Device device) {
+  NoGradGuard no_grad;
+  int64_t numel = 1;
+  for (int64_t s : base_sizes) numel *= s;
+  Tensor all = arange(numel, TensorOptions(kLong).device(device));
+  return ember::detail::make_view(all, sizes, strides, offset).reshape({-1});
+}
+
 // A view whose storage was written since its grad_fn was recorded (through the base or
 // another view) takes its history afresh from the base's: AsStridedBackward0 of it.
 void refresh_view_history(const Tensor& t, AutogradMeta& m) {
@@ -62,8 +75,11 @@ void refresh_view_history(const Tensor& t, AutogradMeta& m) {
   const int64_t offset = t.storage_offset() - base.storage_offset();
   Tensor view = t;  // the same impl: its history is what changes
   record("AsStridedBackward0", {&base}, {&view}, [sizes, strides, offset](FormulaNode& n, variable_list& g) -> variable_list {
-    EMBER_CHECK(!GradMode::is_enabled(), NotImplemented,
-                "autograd: create_graph through a view used after an in-place change is not supported");
+    if (GradMode::is_enabled()) {  // create_graph: Note [Differentiable view regions]
+      const Tensor pos = region_positions(n.in_sizes(0), sizes.ref(), strides.ref(), offset, g[0].device());
+      Tensor base_grad = zeros(n.in_sizes(0), g[0].options());
+      return {ember::scatter_add(base_grad.view({-1}), 0, pos, g[0].reshape({-1})).view(n.in_sizes(0))};
+    }
     Tensor buffer = zeros(n.in_sizes(0), g[0].options());
     ember::detail::make_view(buffer, sizes.ref(), strides.ref(), offset).copy_(g[0]);
     return {buffer};
@@ -80,9 +96,13 @@ void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn) {
   const int64_t offset = view.storage_offset() - base.storage_offset();
   // The base's gradient: outside the region it flows to the base's old history; inside,
   // to the in-place op, which sends it on to the view's old value and its other inputs.
-  auto node = record("CopySlices", {&base}, {&base}, [sizes, strides, offset](FormulaNode&, variable_list& g) -> variable_list {
-    EMBER_CHECK(!GradMode::is_enabled(), NotImplemented,
-                "autograd: create_graph through an in-place op on a view (CopySlices) is not supported");
+  auto node = record("CopySlices", {&base}, {&base}, [sizes, strides, offset](FormulaNode& n, variable_list& g) -> variable_list {
+    if (GradMode::is_enabled()) {  // create_graph: Note [Differentiable view regions]
+      const Tensor pos = region_positions(n.in_sizes(0), sizes.ref(), strides.ref(), offset, g[0].device());
+      Tensor outside = ones(n.in_sizes(0), g[0].options());
+      ember::detail::make_view(outside, sizes.ref(), strides.ref(), offset).zero_();
+      return {g[0] * outside, ember::gather(g[0].reshape({-1}), 0, pos).view(sizes.ref())};
+    }
     Tensor all = g[0].clone();
     Tensor region = ember::detail::make_view(all, sizes.ref(), strides.ref(), offset);
     Tensor inside = region.clone();

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "autograd/grad_index.h"
+#include "autograd/grad_ops.h"
 #include "autograd/hooks.h"
 #include "core/check.h"
 #include "dispatch/kernel_table.h"
@@ -273,6 +274,7 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   const SizesVector shape = detail::broadcast_shapes(self.sizes(), mask.sizes(), "masked_select()");
   Tensor m = mask.dtype() == kBool ? mask : mask.to(kBool);
   Tensor flat = detail::flat_nonzero(m.expand(shape.ref()));
+  if (EMBER_GRAD_RECORDING(self)) return autograd::detail::masked_select(self, flat, shape.ref());
   return detail::gather_block(self.expand(shape.ref()).reshape({-1}), 0, 1, flat, false, {"masked_select()", 0});
 }
 Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }

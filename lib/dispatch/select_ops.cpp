@@ -212,29 +212,46 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 }
 
 // ---- masked_fill: where(mask, value, self) in self's dtype
-Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  check_defined(self, "masked_fill", "self");
-  check_defined(mask, "masked_fill", "mask");
-  EMBER_CHECK_ARG(mask.dtype() == kBool, "masked_fill: only supports boolean masks, but got mask with dtype {}",
+namespace {
+void check_masked_fill(const Tensor& self, const Tensor& mask, bool in_place) {
+  const char* op = in_place ? "masked_fill_" : "masked_fill";
+  check_defined(self, op, "self");
+  check_defined(mask, op, "mask");
+  EMBER_CHECK_ARG(mask.dtype() == kBool, "{}: only supports boolean masks, but got mask with dtype {}", op,
                   name(mask.dtype()));
-  detail::broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill");
+  const SizesVector shape = detail::broadcast_shapes(self.sizes(), mask.sizes(), op);
+  EMBER_CHECK_ARG(!in_place || shape.ref() == self.sizes(),
+                  "masked_fill_: output with shape {} doesn't match the broadcast shape {}",
+                  detail::shape_str(self.sizes()), detail::shape_str(shape.ref()));
+}
+}  // namespace
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_masked_fill(self, mask, false);
+  if (EMBER_GRAD_RECORDING(self)) return autograd::detail::masked_fill(self, mask, value, nullptr);
   return where(mask, full({}, value, self.options()), self);
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  return masked_fill(self, mask, value_of(value));
+  const Scalar v = value_of(value);
+  if (!EMBER_GRAD_RECORDING(self) && !EMBER_GRAD_RECORDING(value)) return masked_fill(self, mask, v);
+  check_masked_fill(self, mask, false);
+  return autograd::detail::masked_fill(self, mask, v, &value);  // MaskedFillBackward1: value's gradient too
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
-  check_defined(*this, "masked_fill_", "self");
-  check_defined(mask, "masked_fill_", "mask");
-  EMBER_CHECK_ARG(mask.dtype() == kBool, "masked_fill_: only supports boolean masks, but got mask with dtype {}",
-                  name(mask.dtype()));
-  auto shape = detail::broadcast_shapes(sizes(), mask.sizes(), "masked_fill_");
-  EMBER_CHECK_ARG(IntArrayRef(shape.data(), shape.size()) == sizes(),
-                  "masked_fill_: output with shape {} doesn't match the broadcast shape {}", detail::shape_str(sizes()),
-                  detail::shape_str(IntArrayRef(shape.data(), shape.size())));
+  check_masked_fill(*this, mask, true);
+  if (EMBER_GRAD_RECORDING(*this)) {
+    autograd::detail::masked_fill_(*this, mask, value, nullptr);
+    return *this;
+  }
   return copy_(where(mask, full({}, value, options()), *this));
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) { return masked_fill_(mask, value_of(value)); }
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  const Scalar v = value_of(value);
+  if (!EMBER_GRAD_RECORDING(*this) && !EMBER_GRAD_RECORDING(value)) return masked_fill_(mask, v);
+  check_masked_fill(*this, mask, true);
+  autograd::detail::masked_fill_(*this, mask, v, &value);
+  return *this;
+}
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const { return ember::masked_fill(*this, mask, value); }
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const { return ember::masked_fill(*this, mask, value); }
 
