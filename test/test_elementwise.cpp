@@ -250,6 +250,15 @@ TEST_CASE("elementwise: large tensors take the parallel path with the same resul
   Tensor y = a + b;
   auto av = dvalues(a), bv = dvalues(b), yv = dvalues(y);
   for (size_t i = 0; i < yv.size(); i += 4099) REQUIRE(yv[i] == float(av[i] + bv[i]));
+  // 16 MiB of output and more takes the streaming stores; an unaligned output runs a head loop
+  const int64_t n = (int64_t(1) << 22) + 7;
+  Tensor c = rand({n}), d = rand({n}), buf = zeros({n + 1});
+  Tensor z = buf.narrow(0, 1, n);
+  add_out(z, c, d);
+  auto cv = dvalues(c), dv = dvalues(d), zv = dvalues(z);
+  for (size_t i = 0; i < zv.size(); i += (i < 64 || i + 64 > zv.size()) ? 1 : 4099)
+    REQUIRE(zv[i] == float(cv[i] + dv[i]));
+  CHECK(buf.index({0}).item<float>() == 0.0f);  // nothing written before the view
   Tensor big = rand({512, 2048});
   Tensor s = big.t() * 2;
   CHECK(s.sizes() == std::vector<int64_t>{2048, 512});
