@@ -197,8 +197,24 @@ TEST_CASE("autograd select: masked_fill zeroes the filled positions' gradient, a
   CHECK(dvalues(p2.grad()) == std::vector<double>{1, 2, 0, 4});
   CHECK(dvalues(v2.grad()) == std::vector<double>{3});
 
+  // a mask larger than self: self's gradient is summed over the broadcast, the value's over all
+  Tensor row = leaf({1, 2}, {2}), v3 = leaf({4}, {});
+  Tensor wide = tensor({true, false, true, true}, kBool).reshape({2, 2});
+  Tensor spread = row.masked_fill(wide, v3);
+  CHECK(spread.sizes().vec() == std::vector<int64_t>{2, 2});
+  CHECK(dvalues(spread) == std::vector<double>{4, 2, 4, 4});
+  (spread * w).sum().backward();
+  CHECK(dvalues(row.grad()) == std::vector<double>{0, 2});    // only w[1] was not filled
+  CHECK(dvalues(v3.grad()) == std::vector<double>{8});        // w[0] + w[2] + w[3]
+  // a float32 value filling a float64 tensor gets a float32 gradient
+  Tensor d = leaf({1, 2}, {2}), f32 = tensor({0.5}, kFloat).reshape({}).requires_grad_();
+  masked_fill(d, tensor({true, true}, kBool), f32).sum().backward();
+  CHECK(f32.grad().dtype() == kFloat);
+  CHECK(f32.grad().item<float>() == 2.0f);
+  CHECK(dvalues(d.grad()) == std::vector<double>{0, 0});
+
   Tensor g = rand({3, 4}, kDouble).requires_grad_();
-  Tensor m = rand({4}) > 0.5;
+  Tensor m = tensor({true, false, true, true}, kBool);
   CHECK(check_grad([&](const variable_list& v) { return v[0].masked_fill(m, 0.5) * v[0]; }, {g}));
   CHECK(check_grad([&](const variable_list& v) { return masked_fill(v[0], m, v[1]); },
                    {g, leaf({0.25}, {})}));
@@ -207,12 +223,36 @@ TEST_CASE("autograd select: masked_fill zeroes the filled positions' gradient, a
 TEST_CASE("autograd select: masked_fill_ errors under autograd") {
   Tensor mask = tensor({true, false}, kBool);
   Tensor x = leaf({1, 2}, {2});
+  CHECK_THROWS_AS(x.masked_fill_(mask, 0.0), InvalidArgument);
   CHECK_THROWS_WITH(x.masked_fill_(mask, 0.0),
                     Catch::Contains("a leaf Variable that requires grad is being used in an in-place operation."));
   CHECK(dvalues(x) == std::vector<double>{1, 2});  // unchanged
   Tensor y = x * 1;
+  CHECK_THROWS_AS(y.masked_fill_(mask, leaf({1, 2}, {2})), InvalidArgument);
   CHECK_THROWS_WITH(y.masked_fill_(mask, leaf({1, 2}, {2})),
                     Catch::Contains("only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)"));
+  CHECK_THROWS_AS(y.masked_fill_(tensor({1.0, 0.0}, kFloat), 0.0), InvalidArgument);
   CHECK_THROWS_WITH(y.masked_fill_(tensor({1.0, 0.0}, kFloat), 0.0),
                     Catch::Contains("masked_fill_: only supports boolean masks, but got mask with dtype float32"));
+  Tensor wide = tensor({true, false, false, true}, kBool).reshape({2, 2});
+  CHECK_THROWS_AS(y.masked_fill_(wide, leaf({3}, {})), InvalidArgument);
+  CHECK_THROWS_WITH(y.masked_fill_(wide, leaf({3}, {})),
+                    Catch::Contains("masked_fill_: output with shape [2] doesn't match the broadcast shape [2, 2]"));
+  CHECK(dvalues(y) == std::vector<double>{1, 2});
+  CHECK(y.grad_fn()->name() == "MulBackward1");  // no history was recorded by the failed calls
+}
+
+TEST_CASE("autograd select: an all-false mask selects nothing and passes back zeros") {
+  Tensor x = leaf({1, 2, 3}, {3});
+  Tensor none = tensor({false, false, false}, kBool);
+  Tensor sel = masked_select(x, none);
+  CHECK(sel.numel() == 0);
+  REQUIRE(sel.grad_fn());
+  (sel.sum() + (x * 0).sum()).backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{0, 0, 0});
+  Tensor y = leaf({1, 2, 3}, {3});
+  Tensor same = y.masked_fill(none, 5.0);
+  CHECK(dvalues(same) == std::vector<double>{1, 2, 3});
+  same.sum().backward();
+  CHECK(dvalues(y.grad()) == std::vector<double>{1, 1, 1});
 }

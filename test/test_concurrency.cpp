@@ -78,14 +78,19 @@ TEST_CASE("concurrency: ops from several threads on shared inputs", "[concurrenc
 }
 
 TEST_CASE("concurrency: large ops (OpenMP inside) from several threads", "[concurrency]") {
+  // Kernels that find another thread's team running stay on their own thread
+  // (ParallelRegionGuard); the results must not depend on which path ran.
   Tensor big = rand({1 << 21}), other = rand({1 << 21});
   const Tensor sum = big + other;
   const double total = sum.sum().item<double>();
+  Tensor a = rand({256, 256}), b = rand({256, 256});
+  const Tensor product = matmul(a, b), product64 = matmul(a.to(kDouble), b.to(kDouble));
   std::atomic<int> wrong{0};
   run_threads([&](int) {
     for (int k = 0; k < 3; ++k) {
       Tensor s = big + other;
       if (!s.equal(sum) || std::abs(s.sum().item<double>() - total) > 1e-3 * total) ++wrong;
+      if (!matmul(a, b).equal(product) || !matmul(a.to(kDouble), b.to(kDouble)).equal(product64)) ++wrong;
     }
   });
   CHECK(wrong == 0);

@@ -280,18 +280,28 @@ TEST_CASE("mm backward: a column-major operand gets its gradient in its own layo
   Tensor w = tensor({1.0, 0.0, -1.0, 2.0, 1.0, 0.5}, kFloat).view({2, 3}).requires_grad_();
   Tensor b = tensor({0.5, -0.5}, kFloat).requires_grad_();
   Tensor g = tensor({1.0, 2.0, -1.0, 3.0}, kFloat).view({2, 2});
-  linear(x, w, b).backward(g);
-  CHECK(w.grad().is_contiguous());
-  CHECK(w.grad().sizes().vec() == std::vector<int64_t>{2, 3});
+  Tensor gw = autograd::grad({linear(x, w, b)}, {w}, {g})[0];  // as AccumulateGrad receives it
+  CHECK(gw.is_contiguous());
   // dW = g^T x: rows (1*1 + -1*4, 1*2 + -1*5, 1*3 + -1*6) and (2*1 + 3*4, 2*2 + 3*5, 2*3 + 3*6)
+  CHECK(dvalues(gw) == std::vector<double>{-3, -3, -3, 14, 19, 24});
+  linear(x, w, b).backward(g);
   CHECK(dvalues(w.grad()) == std::vector<double>{-3, -3, -3, 14, 19, 24});
   CHECK(dvalues(b.grad()) == std::vector<double>{0, 5});
-  // mm's own backward with column-major operands on both sides.
+  // with alpha != 1 the gradient is scaled and keeps its layout
+  Tensor ga = autograd::grad({addmm(b, x, w.t(), 1, 2)}, {w}, {g})[0];
+  CHECK(ga.is_contiguous());
+  CHECK(dvalues(ga) == std::vector<double>{-6, -6, -6, 28, 38, 48});
+
+  // A column-major leaf gets a column-major gradient, which AccumulateGrad keeps (same strides).
   Tensor base = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, kFloat).view({3, 2});
   Tensor a = tensor({1.0, 1.0, 2.0, 0.0, -1.0, 1.0}, kFloat).view({2, 3});
-  Tensor bt = base.t().requires_grad_();  // a column-major leaf
+  Tensor bt = base.t().requires_grad_();  // [2, 3] with strides (1, 2)
+  Tensor gbt = autograd::grad({mm(bt, a.t()).sum()}, {bt})[0];
+  CHECK(gbt.strides().vec() == std::vector<int64_t>{1, 2});
+  CHECK(dvalues(gbt) == std::vector<double>{1, 0, 3, 1, 0, 3});  // ones(2, 2) @ a
   mm(bt, a.t()).sum().backward();
-  CHECK(dvalues(bt.grad()) == std::vector<double>{1, 0, 3, 1, 0, 3});  // ones(2, 2) @ a
+  CHECK(bt.grad().strides().vec() == std::vector<int64_t>{1, 2});
+  CHECK(dvalues(bt.grad()) == std::vector<double>{1, 0, 3, 1, 0, 3});
 }
 
 TEST_CASE("gradcheck: views, joins and copies") {
@@ -371,6 +381,10 @@ TEST_CASE("gradcheck: second derivatives of pow, tanh, matmul, softmax and in-pl
   CHECK(check_second([](const variable_list& v) { return log_softmax(v[0], 0); }, {input({3, 2})}));
   CHECK(check_second([](const variable_list& v) { return (v[0].narrow(1, 1, 2) * v[0].select(1, 0).unsqueeze(1)).sigmoid(); },
                      {input({2, 3})}));
+  const Tensor mask = tensor({true, false, true, false, false, true}, kBool).reshape({2, 3});
+  CHECK(check_second([&](const variable_list& v) { return masked_select(v[0] * v[0], mask); }, {input({2, 3})}));
+  CHECK(check_second([&](const variable_list& v) { return (v[0] * v[0]).masked_fill(mask, v[1]) * v[1]; },
+                     {input({3}), input({})}));
   // through an in-place op on a view (CopySlices) and a view whose base changed since
   CHECK(check_second(
       [](const variable_list& v) {
@@ -387,4 +401,12 @@ TEST_CASE("gradcheck: second derivatives of pow, tanh, matmul, softmax and in-pl
         return head.pow(2);
       },
       {input({2, 3}), input({3})}));
+  // a stepped slice of a view of a view: the region's positions in the base
+  CHECK(check_second(
+      [](const variable_list& v) {
+        Tensor a = v[0] * 1;
+        a.select(0, 1).slice(0, 0, 4, 2).mul_(v[0].select(0, 0).slice(0, 1, 3));
+        return a.pow(2);
+      },
+      {input({2, 4})}));
 }

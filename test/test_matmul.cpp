@@ -104,3 +104,14 @@ TEST_CASE("matmul: errors say what shapes were received") {
   CHECK_THROWS_AS(matmul(ones({2, 2, 3}), ones({3, 3, 2})), InvalidArgument);
   CHECK_THROWS_AS(mm(ones({2, 2}, kBool), ones({2, 2}, kBool)), NotImplemented);
 }
+
+#if defined(EMBER_OPENBLAS_OPENMP)
+extern "C" int openblas_get_parallel(void);
+
+TEST_CASE("matmul: the process runs OpenBLAS's OpenMP build that ember linked (Note [One thread pool])") {
+  // 0: single-threaded build, 1: pthreads, 2: OpenMP. Both builds are libopenblas.so.0.
+  CHECK(openblas_get_parallel() == 2);
+  ember::Tensor a = ember::ones({64, 64}), b = ember::full({64, 64}, 2.0);
+  CHECK(ember::matmul(a, b).sum().item<double>() == 64.0 * 64 * 64 * 2);
+}
+#endif

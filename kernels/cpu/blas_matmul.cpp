@@ -1,8 +1,11 @@
 // CPU matmul through CBLAS (OpenBLAS) for float32 / float64; other dtypes use the
 // portable kernel. Transposed operands are passed as BLAS transposes, never copied.
 #include <cblas.h>
+#include <omp.h>
 
+#include "core/check.h"
 #include "cpu/blas_dims.h"
+#include "cpu/cpu_loops.h"
 #include "cpu/matmul_generic.h"
 #include "cpu/register_cpu.h"
 
@@ -32,13 +35,47 @@ void blas_batched(const MatmulArgs& a, Gemm gemm) {
   }
 }
 
+#if defined(EMBER_OPENBLAS_OPENMP)
+// Note [One thread pool]: ember linked OpenBLAS's OpenMP build, but both builds share the
+// soname libopenblas.so.0, so a process that loaded the pthread build first runs that one.
+bool warn_unless_openmp_blas() {
+  if (openblas_get_parallel() != 2)
+    EMBER_WARN("ember was built against OpenBLAS's OpenMP build, but this process runs another OpenBLAS "
+               "(openblas_get_parallel() = {}): its threads and ember's OpenMP threads will compete for the "
+               "cores. Load libember before other users of libopenblas.so.0, or set OMP_WAIT_POLICY=passive.",
+               openblas_get_parallel());
+  return true;
+}
+#endif
+
+// OpenBLAS's OpenMP build sizes its team by the calling thread's omp_get_max_threads():
+// one thread while another thread's team runs (ParallelRegionGuard), restored after.
+class BlasThreadsGuard {
+ public:
+  BlasThreadsGuard() : saved_(region_.alone() ? 0 : omp_get_max_threads()) {
+    if (saved_) omp_set_num_threads(1);
+  }
+  ~BlasThreadsGuard() {
+    if (saved_) omp_set_num_threads(saved_);
+  }
+
+ private:
+  ParallelRegionGuard region_;
+  int saved_;
+};
+
 void matmul_kernel(const MatmulArgs& a) {
   if (a.m == 0 || a.n == 0) return;
+#if defined(EMBER_OPENBLAS_OPENMP)
+  static const bool checked = warn_unless_openmp_blas();
+  (void)checked;
+#endif
   // CBLAS takes int sizes: beyond INT_MAX they would wrap, so the int64 generic kernel runs.
   if (!blas_dims_fit_int(a)) return matmul_generic(a);
-  if (a.dtype == kFloat) return blas_batched<float>(a, cblas_sgemm);
-  if (a.dtype == kDouble) return blas_batched<double>(a, cblas_dgemm);
-  matmul_generic(a);
+  if (a.dtype != kFloat && a.dtype != kDouble) return matmul_generic(a);
+  BlasThreadsGuard threads;
+  if (a.dtype == kFloat) blas_batched<float>(a, cblas_sgemm);
+  else blas_batched<double>(a, cblas_dgemm);
 }
 
 }  // namespace

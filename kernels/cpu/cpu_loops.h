@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <tuple>
 
@@ -16,9 +17,32 @@ namespace ember::detail {
 /// Below this many elements a kernel runs on the calling thread (threads cost ~µs).
 constexpr int64_t kParallelGrain = 32768;
 
+/// Note [One thread pool] across user threads: each thread that opens an OpenMP region
+/// gets a team of its own, so N user threads running big kernels at once would start N
+/// teams on the same cores (7x slower for 4 threads on 2 cores). A kernel that starts
+/// while another thread's team runs stays on its calling thread.
+class ParallelRegionGuard {
+ public:
+  ParallelRegionGuard() : alone_(active_.fetch_add(1, std::memory_order_relaxed) == 0) {}
+  ~ParallelRegionGuard() { active_.fetch_sub(1, std::memory_order_relaxed); }
+  ParallelRegionGuard(const ParallelRegionGuard&) = delete;
+  ParallelRegionGuard& operator=(const ParallelRegionGuard&) = delete;
+  /// False when another thread is running a team: run on this thread only.
+  bool alone() const { return alone_; }
+
+ private:
+  static inline std::atomic<int> active_{0};
+  bool alone_;
+};
+
 template <class Fn>
 inline void parallel_for(int64_t n, int64_t grain, const Fn& fn) {
   if (n <= grain || omp_get_max_threads() == 1 || omp_in_parallel()) {
+    fn(int64_t(0), n);
+    return;
+  }
+  ParallelRegionGuard region;
+  if (!region.alone()) {
     fn(int64_t(0), n);
     return;
   }

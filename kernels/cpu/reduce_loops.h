@@ -99,7 +99,8 @@ void reduce_driver(const ReduceArgs& a, const R& r) {
   const int nc = int(std::min<int64_t>(nthreads, n_red / kParallelGrain));
   std::vector<Acc> partial(size_t(nc) * size_t(n_out), r.init());
   const int64_t chunk = (n_red + nc - 1) / nc;
-#pragma omp parallel for schedule(static, 1) num_threads(nc)
+  ParallelRegionGuard region;  // the same chunks, on this thread alone when another team runs
+#pragma omp parallel for schedule(static, 1) num_threads(region.alone() ? nc : 1)
   for (int c = 0; c < nc; ++c) {
     const int64_t b = std::min(n_red, c * chunk), e = std::min(n_red, b + chunk);
     for (int64_t k = 0; k < n_out; ++k) {

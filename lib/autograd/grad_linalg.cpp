@@ -87,8 +87,9 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
           Tensor gc, ga, gb;
           if (n.needs(0)) gc = be == 1 ? g[0] : g[0] * be;
           const Tensor a = n.saved(0), b = n.saved(1);
-          if (n.needs(1)) ga = al == 1 ? mm_grad_a(g[0], a, b) : mm_grad_a(g[0], a, b) * al;
-          if (n.needs(2)) gb = al == 1 ? mm_grad_b(g[0], a, b) : mm_grad_b(g[0], a, b) * al;
+          const Tensor gs = al == 1 ? g[0] : g[0] * al;  // scaled before the products keep their layout
+          if (n.needs(1)) ga = mm_grad_a(gs, a, b);
+          if (n.needs(2)) gb = mm_grad_b(gs, a, b);
           return {gc, ga, gb};
         }),
         a, b);

@@ -22,11 +22,7 @@ namespace {
 using G = variable_list;
 using N = FormulaNode;
 
-// libtorch's node for a Scalar value, or for a tensor value (the node's input 1).
-const char* masked_fill_name(const Tensor* value_tensor) {
-  return value_tensor ? "MaskedFillBackward1" : "MaskedFillBackward0";
-}
-// The mask is saved(0).
+// MaskedFillBackward0 (a Scalar value) or 1 (a tensor value: input 1); the mask is saved(0).
 G masked_fill_backward(N& n, G& g) {
   const Tensor mask = n.saved(0);
   Tensor gs, gv;
@@ -139,7 +135,9 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value, 
     y = ember::masked_fill(self, mask, value);
   }
   if (!any_requires_grad({&self, value_tensor}) || !is_floating_point(y.dtype())) return y;
-  auto node = record(masked_fill_name(value_tensor), {&self, value_tensor}, {&y}, masked_fill_backward);
+  // libtorch's MaskedFillBackward0 has one edge (self), MaskedFillBackward1 two.
+  auto node = value_tensor ? record("MaskedFillBackward1", {&self, value_tensor}, {&y}, masked_fill_backward)
+                           : record("MaskedFillBackward0", {&self}, {&y}, masked_fill_backward);
   node->saved_[0] = SavedVariable(mask, false);
   return y;
 }
@@ -152,7 +150,8 @@ void masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value, const T
   }
   if (!any_requires_grad({&self, value_tensor}) || !is_floating_point(self.dtype())) return;
   Tensor before = self;
-  auto node = record(masked_fill_name(value_tensor), {&before, value_tensor}, {&self}, masked_fill_backward);
+  auto node = value_tensor ? record("MaskedFillBackward1", {&before, value_tensor}, {&self}, masked_fill_backward)
+                           : record("MaskedFillBackward0", {&before}, {&self}, masked_fill_backward);
   node->saved_[0] = SavedVariable(mask, false);
   rebase_view(self, node);
 }

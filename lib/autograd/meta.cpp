@@ -5,6 +5,7 @@
 #include "autograd/node.h"
 #include "core/check.h"
 #include "ember/ops.h"
+#include "iter/overlap.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -54,8 +55,8 @@ namespace {
 // Note [Differentiable view regions]
 // Under create_graph, the backward of a view region (AsStridedBackward0, CopySlices) must
 // itself record. The region's flat positions in the dense base (an int64 constant) turn
-// its copies into gather and scatter_add, which are differentiable; without create_graph
-// the plain strided copies are used.
+// its copies into gather and scatter_add, which are differentiable. CopySlices without
+// create_graph keeps its plain strided copies.
 Tensor region_positions(IntArrayRef base_sizes, IntArrayRef sizes, IntArrayRef strides, int64_t offset, Device device) {
   NoGradGuard no_grad;
   int64_t numel = 1;
@@ -74,16 +75,15 @@ void refresh_view_history(const Tensor& t, AutogradMeta& m) {
   SizesVector sizes(t.sizes()), strides(t.strides());
   const int64_t offset = t.storage_offset() - base.storage_offset();
   Tensor view = t;  // the same impl: its history is what changes
-  record("AsStridedBackward0", {&base}, {&view}, [sizes, strides, offset](FormulaNode& n, variable_list& g) -> variable_list {
-    if (GradMode::is_enabled()) {  // create_graph: Note [Differentiable view regions]
-      const Tensor pos = region_positions(n.in_sizes(0), sizes.ref(), strides.ref(), offset, g[0].device());
-      Tensor base_grad = zeros(n.in_sizes(0), g[0].options());
-      return {ember::scatter_add(base_grad.view({-1}), 0, pos, g[0].reshape({-1})).view(n.in_sizes(0))};
-    }
-    Tensor buffer = zeros(n.in_sizes(0), g[0].options());
-    ember::detail::make_view(buffer, sizes.ref(), strides.ref(), offset).copy_(g[0]);
-    return {buffer};
-  });
+  // The base's shape is captured: a base that no longer requires grad records no input meta.
+  // scatter_add (not a strided copy) sums where the view overlaps itself (expand), as
+  // libtorch's as_strided_backward, and records under create_graph.
+  record("AsStridedBackward0", {&base}, {&view},
+         [base_sizes = SizesVector(base.sizes()), sizes, strides, offset](FormulaNode&, variable_list& g) -> variable_list {
+           const Tensor pos = region_positions(base_sizes.ref(), sizes.ref(), strides.ref(), offset, g[0].device());
+           Tensor base_grad = zeros(base_sizes.ref(), g[0].options());
+           return {ember::scatter_add(base_grad.view({-1}), 0, pos, g[0].reshape({-1})).view(base_sizes.ref())};
+         });
 }
 
 }  // namespace
@@ -96,10 +96,11 @@ void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn) {
   const int64_t offset = view.storage_offset() - base.storage_offset();
   // The base's gradient: outside the region it flows to the base's old history; inside,
   // to the in-place op, which sends it on to the view's old value and its other inputs.
-  auto node = record("CopySlices", {&base}, {&base}, [sizes, strides, offset](FormulaNode& n, variable_list& g) -> variable_list {
+  // g[0] has the base's shape (CopySlices' output is the base).
+  auto node = record("CopySlices", {&base}, {&base}, [sizes, strides, offset](FormulaNode&, variable_list& g) -> variable_list {
     if (GradMode::is_enabled()) {  // create_graph: Note [Differentiable view regions]
-      const Tensor pos = region_positions(n.in_sizes(0), sizes.ref(), strides.ref(), offset, g[0].device());
-      Tensor outside = ones(n.in_sizes(0), g[0].options());
+      const Tensor pos = region_positions(g[0].sizes(), sizes.ref(), strides.ref(), offset, g[0].device());
+      Tensor outside = ones(g[0].sizes(), g[0].options());
       ember::detail::make_view(outside, sizes.ref(), strides.ref(), offset).zero_();
       return {g[0] * outside, ember::gather(g[0].reshape({-1}), 0, pos).view(sizes.ref())};
     }
@@ -216,6 +217,15 @@ Tensor SavedVariable::unpack(const Node& owner) const {
 
 // ---- AccumulateGrad
 
+namespace {
+// libtorch's layout contract, loosened: a gradient is kept as it is when it is contiguous
+// or has the strides of a dense leaf (a column-major weight's mm gradient); else copied.
+bool obeys_layout(const Tensor& g, const Tensor& variable) {
+  return g.is_contiguous() ||
+         (g.strides() == variable.strides() && ember::detail::non_overlapping_and_dense(variable));
+}
+}  // namespace
+
 AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) {
   next_edges_.clear();
   input_meta_.push_back(detail::input_meta(variable_));
@@ -235,7 +245,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // Steal the incoming gradient when nothing else holds it (libtorch does the same).
     if (GradMode::is_enabled()) m.grad_ = g;
     else if (g.use_count() == 1 && g.storage()->refcount_.load(std::memory_order_relaxed) == 1 &&
-             !detail::has_meta(g) && g.is_contiguous())
+             !detail::has_meta(g) && obeys_layout(g, variable_))
       m.grad_ = std::move(g);
     else m.grad_ = g.detach().clone();
   } else if (GradMode::is_enabled() || detail::requires_grad(m.grad_)) {

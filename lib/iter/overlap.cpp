@@ -15,7 +15,18 @@ constexpr const char* kInputOverlap =
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
     "single memory location. Please clone() the tensor before performing the operation.";
 
-// Dense in some order of its dims: every element at a distinct offset, no gaps.
+// libtorch's has_internal_overlap: a zero stride over more than one element is certain;
+// anything else that is not dense is too hard to tell and allowed.
+bool has_internal_overlap(const Tensor& t) {
+  if (t.is_contiguous()) return false;
+  IntArrayRef sizes = t.sizes(), strides = t.strides();
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (strides[d] == 0 && sizes[d] > 1) return true;
+  return false;
+}
+
+}  // namespace
+
 bool non_overlapping_and_dense(const Tensor& t) {
   if (t.is_contiguous()) return true;
   IntArrayRef sizes = t.sizes(), strides = t.strides();
@@ -30,18 +41,6 @@ bool non_overlapping_and_dense(const Tensor& t) {
   }
   return true;
 }
-
-// libtorch's has_internal_overlap: a zero stride over more than one element is certain;
-// anything else that is not dense is too hard to tell and allowed.
-bool has_internal_overlap(const Tensor& t) {
-  if (t.is_contiguous()) return false;
-  IntArrayRef sizes = t.sizes(), strides = t.strides();
-  for (size_t d = 0; d < sizes.size(); ++d)
-    if (strides[d] == 0 && sizes[d] > 1) return true;
-  return false;
-}
-
-}  // namespace
 
 MemOverlap overlap_status(const Tensor& a, const Tensor& b) {
   if (a.is_same(b)) return MemOverlap::Full;

@@ -9,6 +9,9 @@ namespace ember::detail {
 
 enum class MemOverlap : uint8_t { No, Full, Partial, TooHard };
 
+/// Dense in some order of its dims: every element at a distinct offset, no gaps.
+bool non_overlapping_and_dense(const Tensor& t);
+
 /// Whether a and b share memory: Full (same elements, same strides), Partial, No, or
 /// TooHard (one of them is not dense, so the answer would need a walk of both).
 MemOverlap overlap_status(const Tensor& a, const Tensor& b);
