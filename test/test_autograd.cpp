@@ -489,6 +489,27 @@ TEST_CASE("autograd: create_graph differentiates through CopySlices and a refres
   CHECK(dvalues(y.grad()) == std::vector<double>{48, 96, 0, 0});
 }
 
+TEST_CASE("autograd: a refreshed view that overlaps itself; a view written after its base was detached") {
+  // e expands c's one row; c is then doubled in place, so e's history is AsStridedBackward0
+  // of c's: the gradient of each row of e is summed into c's row.
+  Tensor x = tensor({1.0, 2.0, 3.0, 4.0}, kDouble).requires_grad_();
+  Tensor c = (x * 1).view({1, 4});
+  Tensor e = c.expand({3, 4});
+  c.mul_(2);
+  Tensor w = arange(12, TensorOptions(kDouble)).view({3, 4});
+  (e * w).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{24, 30, 36, 42});  // 2 * column sums of w
+
+  // y is detached after v was taken: y is a leaf now, so writing through v is refused (libtorch)
+  Tensor z = tensor({1.0, 2.0, 3.0, 4.0}, kDouble).requires_grad_();
+  Tensor y = z * 1;
+  Tensor v = y.narrow(0, 1, 2);
+  y.detach_();
+  CHECK_THROWS_AS(v.mul_(2), InvalidArgument);
+  CHECK_THROWS_WITH(v.mul_(2), Catch::Contains("a view of a leaf Variable that requires grad is being used in an in-place operation."));
+  CHECK(dvalues(y) == std::vector<double>{1, 2, 3, 4});
+}
+
 TEST_CASE("autograd: where and lerp with a Scalar operand record through the tensor operands") {
   Tensor x = leaf({1.0, -2.0, 3.0});
   Tensor y = where(x > 0, 0.5, x);

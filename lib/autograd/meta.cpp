@@ -136,7 +136,11 @@ void check_inplace(const Tensor& t) {
   if (!m) return;
   EMBER_CHECK_ARG(!(m->requires_grad_ && !m->grad_fn_),
                   "a leaf Variable that requires grad is being used in an in-place operation.");
-  EMBER_CHECK_ARG(!m->is_view_of_leaf_,
+  // As libtorch: a view that requires grad of a base that is a leaf now (a base detached
+  // after the view was taken included).
+  const AutogradMeta* base_meta = m->is_view_ && m->base_.defined() ? meta(m->base_) : nullptr;
+  const bool base_is_leaf = m->is_view_ && m->base_.defined() && (!base_meta || !base_meta->grad_fn_);
+  EMBER_CHECK_ARG(!m->is_view_of_leaf_ && !(base_is_leaf && (m->requires_grad_ || m->grad_fn_)),
                   "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   // CopySlices maps the view's region onto the base's gradient: a dense base only.
   EMBER_CHECK(!m->is_view_ || !m->base_.defined() || m->base_.is_contiguous(), NotImplemented,
