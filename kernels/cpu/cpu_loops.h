@@ -23,25 +23,26 @@ constexpr int64_t kParallelGrain = 32768;
 /// while another thread's team runs stays on its calling thread.
 class ParallelRegionGuard {
  public:
-  ParallelRegionGuard() : alone_(active_.fetch_add(1, std::memory_order_relaxed) == 0) {}
-  ~ParallelRegionGuard() { active_.fetch_sub(1, std::memory_order_relaxed); }
+  /// Takes a slot when `wanted` (the kernel is big enough to want a team).
+  explicit ParallelRegionGuard(bool wanted = true)
+      : taken_(wanted), alone_(wanted && active_.fetch_add(1, std::memory_order_relaxed) == 0) {}
+  ~ParallelRegionGuard() {
+    if (taken_) active_.fetch_sub(1, std::memory_order_relaxed);
+  }
   ParallelRegionGuard(const ParallelRegionGuard&) = delete;
   ParallelRegionGuard& operator=(const ParallelRegionGuard&) = delete;
-  /// False when another thread is running a team: run on this thread only.
+  /// True when this kernel may start a team: it wanted one and no other thread runs one.
   bool alone() const { return alone_; }
 
  private:
   static inline std::atomic<int> active_{0};
-  bool alone_;
+  bool taken_, alone_;
 };
 
 template <class Fn>
 inline void parallel_for(int64_t n, int64_t grain, const Fn& fn) {
-  if (n <= grain || omp_get_max_threads() == 1 || omp_in_parallel()) {
-    fn(int64_t(0), n);
-    return;
-  }
-  ParallelRegionGuard region;
+  // One call site for the serial path: a second inlined copy of fn made the add slower.
+  ParallelRegionGuard region(n > grain && omp_get_max_threads() > 1 && !omp_in_parallel());
   if (!region.alone()) {
     fn(int64_t(0), n);
     return;
