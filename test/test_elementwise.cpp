@@ -250,6 +250,21 @@ TEST_CASE("elementwise: large tensors take the parallel path with the same resul
   Tensor y = a + b;
   auto av = dvalues(a), bv = dvalues(b), yv = dvalues(y);
   for (size_t i = 0; i < yv.size(); i += 4099) REQUIRE(yv[i] == float(av[i] + bv[i]));
+  // Every element of float add, sub, mul and in-place add over an odd size split across
+  // threads (the AVX2 loop of each thread ends in a scalar tail).
+  const int64_t odd = 100003;
+  Tensor p = rand({odd}), q = rand({odd});
+  auto pv = dvalues(p), qv = dvalues(q);
+  auto sum = dvalues(p + q), diff = dvalues(p - q), prod = dvalues(p * q);
+  Tensor acc = p.clone();
+  acc.add_(q);
+  auto accv = dvalues(acc);
+  for (size_t i = 0; i < pv.size(); ++i) {
+    REQUIRE(sum[i] == float(pv[i] + qv[i]));
+    REQUIRE(diff[i] == float(pv[i] - qv[i]));
+    REQUIRE(prod[i] == float(pv[i] * qv[i]));
+    REQUIRE(accv[i] == sum[i]);
+  }
   // 16 MiB of output and more takes the streaming stores; an unaligned output runs a head loop
   const int64_t n = (int64_t(1) << 22) + 7;
   Tensor c = rand({n}), d = rand({n}), buf = zeros({n + 1});

@@ -14,6 +14,9 @@ namespace ember::detail {
 
 namespace {
 
+// Dense float32 outputs below the streaming-store size take the AVX2 loop (threaded
+// above kParallelGrain); larger ones take try_streaming_binary_f32.
+constexpr int64_t kCachedF32 = kStreamingBytes / int64_t(sizeof(float));
 
 template <class F>
 void same_type_binary(const ElementwiseArgs& a, F f) {
@@ -35,8 +38,8 @@ void add_sub_kernel(const ElementwiseArgs& a) {
     } else {
       const M alpha = M(Sign) * kernel_param<M>(a.param[0]);
       if constexpr (std::is_same_v<T, float>) {
-        if (alpha == 1.0f && try_avx2_binary_f32(a, [](float x, float y) { return x + y; })) return;
-        if (alpha == -1.0f && try_avx2_binary_f32(a, [](float x, float y) { return x - y; })) return;
+        if (alpha == 1.0f && try_avx2_binary_f32(a, kCachedF32, [](float x, float y) { return x + y; })) return;
+        if (alpha == -1.0f && try_avx2_binary_f32(a, kCachedF32, [](float x, float y) { return x - y; })) return;
       }
 #if defined(__SSE2__)
       if constexpr (std::is_same_v<T, float>) {
@@ -56,7 +59,7 @@ void add_sub_kernel(const ElementwiseArgs& a) {
 }
 
 void mul_kernel(const ElementwiseArgs& a) {
-  if (a.dtype == kFloat && try_avx2_binary_f32(a, [](float x, float y) { return x * y; })) return;
+  if (a.dtype == kFloat && try_avx2_binary_f32(a, kCachedF32, [](float x, float y) { return x * y; })) return;
 #if defined(__SSE2__)
   if (a.dtype == kFloat && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_mul_ps(x, y); },
                                                     [](float x, float y) { return x * y; }))
