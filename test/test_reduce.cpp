@@ -373,6 +373,82 @@ TEST_CASE("reduce: softmax, log_softmax and cumsum along every dim") {
   CHECK(std::abs(s[2] - 1 / (1 + std::exp(1.0))) < 1e-6);
 }
 
+TEST_CASE("reduce: float32 softmax and log_softmax of rows of many widths, with infinities and NaN") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  // Widths below, at and around the 8-lane vector body, and long rows with tails.
+  for (int64_t width : {3, 8, 9, 15, 16, 17, 100, 1000, 1031}) {
+    INFO("width " << width);
+    Tensor x = ember::randn({4, width}) * 10;
+    x.index_put_({1}, x.index({1}) + 1000);  // large values: the max shift keeps exp finite
+    x.index_put_({2, 0}, -kInf);             // a -inf element gets probability 0
+    x.index_put_({3, width - 1}, kNaN);      // a NaN poisons its own row only
+    const std::vector<double> v = to_vec(x);
+    std::vector<double> sm(v.size()), lsm(v.size());
+    for (int64_t r = 0; r < 4; ++r) {
+      const double* row = v.data() + r * width;
+      double m = -kInf, t = 0;
+      bool nan = false;
+      for (int64_t j = 0; j < width; ++j) {
+        nan = nan || std::isnan(row[j]);
+        m = std::max(m, row[j]);
+      }
+      for (int64_t j = 0; j < width; ++j) t += std::exp(row[j] - m);
+      for (int64_t j = 0; j < width; ++j) {
+        sm[size_t(r * width + j)] = nan ? kNaN : std::exp(row[j] - m) / t;
+        lsm[size_t(r * width + j)] = nan ? kNaN : row[j] - m - std::log(t);
+      }
+    }
+    // x - max rounds in float32 (to 4e-6 of |x - max| <= 100): exp inherits that relative error.
+    check_close(x.softmax(1), Ref{{4, width}, sm}, 1e-5, 1e-30);
+    check_close(ember::log_softmax(x, -1), Ref{{4, width}, lsm}, 1e-6, 2e-5);
+    CHECK(to_vec(x.softmax(1))[size_t(2 * width)] == 0.0);
+  }
+  // A row of only -inf has no maximum to shift by: NaN, as libtorch.
+  Tensor all_ninf = ember::full({2, 9}, -kInf);
+  for (double p : to_vec(all_ninf.softmax(1))) CHECK(std::isnan(p));
+}
+
+TEST_CASE("reduce: float32 sum, max and min of contiguous runs, NaN anywhere") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  for (int64_t n : {16, 17, 31, 40, 1000, 100003}) {
+    INFO("n " << n);
+    Tensor x = ember::randn({n}) * 100;
+    const std::vector<double> v = to_vec(x);
+    double sum = 0, mx = -kInf, mn = kInf;
+    for (double e : v) {
+      sum += e;
+      mx = std::max(mx, e);
+      mn = std::min(mn, e);
+    }
+    CHECK(std::abs(x.sum().item<double>() - sum) <= 1e-6 * (std::abs(sum) + 100));
+    CHECK(x.max().item<double>() == mx);
+    CHECK(x.min().item<double>() == mn);
+    CHECK(x.amax(0).item<double>() == mx);
+    // The extreme in the last element (the scalar tail) and in the first (the first vector).
+    for (int64_t at : {int64_t(0), n - 1}) {
+      Tensor y = x.clone();
+      y.index_put_({at}, 1e30);
+      CHECK(y.max().item<double>() == double(1e30f));
+      y.index_put_({at}, -1e30);
+      CHECK(y.min().item<double>() == double(-1e30f));
+    }
+    for (int64_t at : {int64_t(0), int64_t(7), int64_t(8), int64_t(15), n / 2, n - 1}) {
+      INFO("NaN at " << at);
+      Tensor y = x.clone();
+      y.index_put_({at}, kNaN);
+      CHECK(std::isnan(y.max().item<double>()));
+      CHECK(std::isnan(y.min().item<double>()));
+      CHECK(std::isnan(y.sum().item<double>()));
+    }
+  }
+  // Sums over an outer dim, 300 outputs wide (a 256-lane block and a tail of 44).
+  Tensor m = ember::randn({37, 300});
+  check_close(m.sum(0), ref_reduce(m, {0}, false, r_sum), 1e-6, 1e-6);
+  check_close(m.mean(0), ref_reduce(m, {0}, false, r_mean), 1e-6, 1e-6);
+}
+
 TEST_CASE("reduce: zero-size dims and 0-d tensors") {
   const Tensor e = ember::zeros({2, 0, 3});
   CHECK(shape_of(e.sum(1)) == std::vector<int64_t>{2, 3});

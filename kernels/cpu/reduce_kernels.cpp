@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "core/dtype_dispatch.h"
+#include "cpu/avx2_rows_f32.h"
 #include "cpu/reduce_loops.h"
 #include "cpu/register_cpu.h"
 #include "ember/registry.h"
@@ -33,6 +34,14 @@ struct SumReducer {
   }
   void row(Acc& acc, const T* p, int64_t n, int64_t s, int64_t) const {
     Acc t = 0;
+#if defined(EMBER_AVX2_ROWS)
+    if constexpr (std::is_same_v<T, float>) {
+      if (s == 1 && cpu_has_avx2_fma()) {
+        acc += sum_f32_avx2(p, n);
+        return;
+      }
+    }
+#endif
     if (s == 1) {
 #pragma omp simd reduction(+ : t)
       for (int64_t i = 0; i < n; ++i) t += widen(p[i]);
@@ -84,6 +93,14 @@ struct ExtremeReducer {
   void row(Acc& acc, const T* p, int64_t n, int64_t s, int64_t first) const {
     if constexpr (std::is_floating_point_v<T>) {
       // Values only over a contiguous run: a vectorised max/min plus a NaN test.
+#if defined(EMBER_AVX2_ROWS)
+      if constexpr (std::is_same_v<T, float>) {
+        if (!want_index && s == 1 && n >= 16 && cpu_has_avx2_fma()) {
+          merge(acc, Acc{extreme_f32_avx2<kMax>(p, n), first});
+          return;
+        }
+      }
+#endif
       if (!want_index && s == 1 && n >= 16) {
         T v = p[0];
         bool nan = false;
@@ -300,6 +317,8 @@ bool outer_sum(const ReduceArgs& a, bool mean) {
   const T* in = reinterpret_cast<const T*>(a.in);
   const int64_t out_esz = int64_t(element_size(a.out_dtype));
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / (n_red * std::min(inner, kLanes)));
+  const bool avx2 = cpu_has_avx2_fma();
+  (void)avx2;  // used by the float32 instantiation on x86-64 only
   parallel_for(groups * nblk, grain, [&](int64_t b, int64_t e) {
     Acc acc[kLanes];
     for (int64_t it = b; it < e; ++it) {
@@ -310,6 +329,14 @@ bool outer_sum(const ReduceArgs& a, bool mean) {
       for (int64_t i = 0; i < len; ++i) acc[i] = 0;
       for (int64_t r = 0; r < n_red; ++r) {
         const T* x = base + r * rs;
+#if defined(EMBER_AVX2_ROWS)
+        if constexpr (std::is_same_v<T, float>) {
+          if (avx2) {
+            accumulate_f32_avx2(acc, x, len);
+            continue;
+          }
+        }
+#endif
 #pragma omp simd
         for (int64_t i = 0; i < len; ++i) acc[i] += SumReducer<T>::widen(x[i]);
       }

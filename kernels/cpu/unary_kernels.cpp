@@ -2,6 +2,7 @@
 // opmath_t (float for Half / BFloat16).
 #include <cmath>
 
+#include "cpu/avx2_rows_f32.h"
 #include "cpu/cpu_loops.h"
 #include "core/dtype_dispatch.h"
 #include "cpu/register_cpu.h"
@@ -28,7 +29,7 @@ void floating_unary(const ElementwiseArgs& a, F f) {
     });                                                                   \
   }
 
-EMBER_FLOAT_UNARY(exp_kernel, std::exp(x))
+EMBER_FLOAT_UNARY(exp_portable, std::exp(x))
 EMBER_FLOAT_UNARY(log_kernel, std::log(x))
 EMBER_FLOAT_UNARY(log1p_kernel, std::log1p(x))
 EMBER_FLOAT_UNARY(expm1_kernel, std::expm1(x))
@@ -38,10 +39,33 @@ EMBER_FLOAT_UNARY(sin_kernel, std::sin(x))
 EMBER_FLOAT_UNARY(cos_kernel, std::cos(x))
 EMBER_FLOAT_UNARY(tan_kernel, std::tan(x))
 EMBER_FLOAT_UNARY(tanh_kernel, std::tanh(x))
-EMBER_FLOAT_UNARY(sigmoid_kernel, M(1) / (M(1) + std::exp(-x)))
+EMBER_FLOAT_UNARY(sigmoid_portable, M(1) / (M(1) + std::exp(-x)))
 EMBER_FLOAT_UNARY(gelu_kernel, M(0.5) * x * (M(1) + std::erf(x * M(0.70710678118654752440))))
 EMBER_FLOAT_UNARY(reciprocal_kernel, M(1) / x)
 #undef EMBER_FLOAT_UNARY
+
+// Dense float32 exp and sigmoid take the AVX2 loops (Note [Vector exp]) when the CPU has them.
+template <class Op>
+bool try_avx2_unary_f32(const ElementwiseArgs& a) {
+#if defined(EMBER_AVX2_ROWS)
+  if (a.dtype != kFloat || !a.contiguous || a.ninputs != 1 || a.strides[1][0] != 1 || !cpu_has_avx2_fma())
+    return false;
+  float* out = reinterpret_cast<float*>(a.data[0]);
+  const float* x = reinterpret_cast<const float*>(a.data[1]);
+  parallel_for(a.numel, kParallelGrain, [&](int64_t b, int64_t e) { map_f32_avx2<Op>(out + b, x + b, e - b); });
+  return true;
+#else
+  (void)a;
+  return false;
+#endif
+}
+
+void exp_kernel(const ElementwiseArgs& a) {
+  if (!try_avx2_unary_f32<ExpF32>(a)) exp_portable(a);
+}
+void sigmoid_kernel(const ElementwiseArgs& a) {
+  if (!try_avx2_unary_f32<SigmoidF32>(a)) sigmoid_portable(a);
+}
 
 // Ops that keep the dtype; integers take the integer form of the operation.
 template <class F>
