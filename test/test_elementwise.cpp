@@ -337,6 +337,36 @@ TEST_CASE("elementwise: large tensors take the parallel path with the same resul
   CHECK(s.index({7, 9}).item<float>() == big.index({9, 7}).item<float>() * 2);
 }
 
+TEST_CASE("elementwise: transposed and permuted copies (tile by tile) keep every value") {
+  manual_seed(fresh_seed());
+  // Sizes that are not multiples of the 32x32 tile, every element checked.
+  Tensor m = rand({1000, 1037});
+  Tensor t = m.t().contiguous();
+  REQUIRE(t.sizes() == std::vector<int64_t>{1037, 1000});
+  auto mv = dvalues(m), tv = dvalues(t);
+  for (int64_t i = 0; i < 1037; ++i)
+    for (int64_t j = 0; j < 1000; ++j) REQUIRE(tv[size_t(i * 1000 + j)] == mv[size_t(j * 1037 + i)]);
+  // A batch of planes (the outer dim walks the planes), in several dtypes.
+  for (ScalarType dt : {kFloat, kDouble, kLong, kBool, kHalf}) {
+    INFO(name(dt));
+    Tensor b = (rand({3, 70, 45}) * 100).to(dt);
+    Tensor p = b.permute({0, 2, 1}).contiguous();
+    auto bv = dvalues(b), pv = dvalues(p);
+    for (int64_t k = 0; k < 3; ++k)
+      for (int64_t i = 0; i < 45; ++i)
+        for (int64_t j = 0; j < 70; ++j)
+          REQUIRE(pv[size_t((k * 45 + i) * 70 + j)] == bv[size_t((k * 70 + j) * 45 + i)]);
+  }
+  // A stepped slice, transposed, copied into a non-contiguous destination.
+  Tensor src = rand({64, 130}).slice(1, 0, 130, 2).t();  // 65 x 64, input steps 1 along dim 1
+  Tensor dst_base = zeros({65, 80});
+  Tensor dst = dst_base.narrow(1, 8, 64);
+  dst.copy_(src);
+  auto sv = dvalues(src), dv = dvalues(dst);
+  CHECK(dv == sv);
+  CHECK(dst_base.narrow(1, 0, 8).abs().sum().item<double>() == 0.0);  // nothing outside the view
+}
+
 TEST_CASE("elementwise: a NaN clamp bound gives NaN; maximum and minimum propagate NaN") {
   for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
     INFO(name(dt));
