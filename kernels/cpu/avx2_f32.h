@@ -25,23 +25,38 @@ __attribute__((target("avx2"))) void avx2_binary_loop(float* __restrict out, con
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
 }
 
+/// The same with y one element (a Scalar or a broadcast one-element tensor).
+template <class F>
+__attribute__((target("avx2"))) void avx2_binary_scalar_loop(float* __restrict out, const float* x, float y,
+                                                             int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y);
+}
+
 /// out = f(x, y) for a dense float32 op below `max_numel` elements, with AVX2 when the
 /// CPU has it, split across threads above kParallelGrain. Returns false when the args
 /// do not qualify.
 template <class F>
 bool try_avx2_binary_f32(const ElementwiseArgs& a, int64_t max_numel, F f) {
-  if (!a.contiguous || a.ninputs != 2 || a.strides[1][0] != 1 || a.strides[2][0] != 1 ||
-      a.numel >= max_numel || a.numel < 16 || !cpu_has_avx2())
+  if (!a.contiguous || a.ninputs != 2 || a.strides[1][0] != 1 ||
+      (a.strides[2][0] != 1 && a.strides[2][0] != 0) || a.numel >= max_numel || a.numel < 16 ||
+      !cpu_has_avx2())
     return false;
   const float* x = reinterpret_cast<const float*>(a.data[1]);
   const float* y = reinterpret_cast<const float*>(a.data[2]);
   float* out = reinterpret_cast<float*>(a.data[0]);
+  if (a.strides[2][0] == 0) {  // x op scalar
+    const float yv = y[0];
+    parallel_for(a.numel, kParallelGrain,
+                 [&](int64_t b, int64_t e) { avx2_binary_scalar_loop(out + b, x + b, yv, e - b, f); });
+    return true;
+  }
   // In-place ops alias out with an input exactly; partial overlap is not produced here.
   if (a.numel <= kParallelGrain) {
     avx2_binary_loop(out, x, y, a.numel, f);
     return true;
   }
-  parallel_for(a.numel, kParallelGrain, [&](int64_t b, int64_t e) { avx2_binary_loop(out + b, x + b, y + b, e - b, f); });
+  parallel_for(a.numel, kParallelGrain,
+               [&](int64_t b, int64_t e) { avx2_binary_loop(out + b, x + b, y + b, e - b, f); });
   return true;
 }
 #else

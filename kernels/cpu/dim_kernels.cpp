@@ -38,7 +38,8 @@ void for_each_block(const DimArgs& a, const Fn& fn) {
 template <bool kLog>
 bool try_avx2_softmax_rows(const DimArgs& a) {
 #if defined(EMBER_AVX2_ROWS)
-  if (a.in_dtype != kFloat || a.out_dtype != kFloat || a.inner != 1 || a.size < 8 || !cpu_has_avx2_fma()) return false;
+  if (a.in_dtype != kFloat || a.out_dtype != kFloat || a.inner != 1 || a.size < 8 || !cpu_has_avx2_fma())
+    return false;
   const float* in = reinterpret_cast<const float*>(a.in);
   float* out = reinterpret_cast<float*>(a.out);
   const int64_t size = a.size;
@@ -124,16 +125,46 @@ void cumsum_kernel(const DimArgs& a) {
     const T* in = reinterpret_cast<const T*>(a.in);
     T* out = reinterpret_cast<T*>(a.out);
     const int64_t size = a.size, inner = a.inner;
+    if constexpr (std::is_floating_point_v<M>) {
+      if (inner == 1) {
+        // Along contiguous rows: each group of four is summed apart from the running
+        // total, so the total's chain of dependent adds has one add per four elements.
+        const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, size));
+        parallel_for(a.outer, grain, [&](int64_t rb, int64_t re) {
+          for (int64_t r = rb; r < re; ++r) {
+            const T* x = in + r * size;
+            T* y = out + r * size;
+            double acc = 0;
+            int64_t j = 0;
+            for (; j + 4 <= size; j += 4) {
+              const double p0 = double(M(x[j])), p1 = p0 + double(M(x[j + 1]));
+              const double p2 = p1 + double(M(x[j + 2])), p3 = p2 + double(M(x[j + 3]));
+              y[j] = cast_to<T>(acc + p0);
+              y[j + 1] = cast_to<T>(acc + p1);
+              y[j + 2] = cast_to<T>(acc + p2);
+              y[j + 3] = cast_to<T>(acc + p3);
+              acc += p3;
+            }
+            for (; j < size; ++j) y[j] = cast_to<T>(acc += double(M(x[j])));
+          }
+        });
+        return;
+      }
+    }
     for_each_block(a, [&](int64_t base, int64_t len) {
       Acc acc[kBlock] = {};
       for (int64_t j = 0; j < size; ++j) {
         const T* x = in + base + j * inner;
         T* y = out + base + j * inner;
         for (int64_t i = 0; i < len; ++i) {
-          if constexpr (std::is_floating_point_v<M>) acc[i] += double(M(x[i]));
-          else acc[i] += uint64_t(int64_t(x[i]));
-          if constexpr (std::is_floating_point_v<M>) y[i] = cast_to<T>(acc[i]);
-          else y[i] = cast_to<T>(int64_t(acc[i]));
+          if constexpr (std::is_floating_point_v<M>)
+            acc[i] += double(M(x[i]));
+          else
+            acc[i] += uint64_t(int64_t(x[i]));
+          if constexpr (std::is_floating_point_v<M>)
+            y[i] = cast_to<T>(acc[i]);
+          else
+            y[i] = cast_to<T>(int64_t(acc[i]));
         }
       }
     });

@@ -2,9 +2,9 @@
 // opmath_t (float for Half / BFloat16).
 #include <cmath>
 
+#include "core/dtype_dispatch.h"
 #include "cpu/avx2_rows_f32.h"
 #include "cpu/cpu_loops.h"
-#include "core/dtype_dispatch.h"
 #include "cpu/register_cpu.h"
 
 namespace ember::detail {
@@ -20,20 +20,20 @@ void floating_unary(const ElementwiseArgs& a, F f) {
   });
 }
 
-#define EMBER_FLOAT_UNARY(fn_name, expr)                                  \
-  void fn_name(const ElementwiseArgs& a) {                                \
-    floating_unary(a, [](auto x) -> decltype(x) {                         \
-      using M = decltype(x);                                              \
-      (void)sizeof(M);                                                    \
-      return expr;                                                        \
-    });                                                                   \
+#define EMBER_FLOAT_UNARY(fn_name, expr)          \
+  void fn_name(const ElementwiseArgs& a) {        \
+    floating_unary(a, [](auto x) -> decltype(x) { \
+      using M = decltype(x);                      \
+      (void)sizeof(M);                            \
+      return expr;                                \
+    });                                           \
   }
 
 EMBER_FLOAT_UNARY(exp_portable, std::exp(x))
 EMBER_FLOAT_UNARY(log_kernel, std::log(x))
 EMBER_FLOAT_UNARY(log1p_kernel, std::log1p(x))
 EMBER_FLOAT_UNARY(expm1_kernel, std::expm1(x))
-EMBER_FLOAT_UNARY(sqrt_kernel, std::sqrt(x))
+EMBER_FLOAT_UNARY(sqrt_portable, std::sqrt(x))
 EMBER_FLOAT_UNARY(rsqrt_kernel, M(1) / std::sqrt(x))
 EMBER_FLOAT_UNARY(sin_kernel, std::sin(x))
 EMBER_FLOAT_UNARY(cos_kernel, std::cos(x))
@@ -44,7 +44,7 @@ EMBER_FLOAT_UNARY(gelu_kernel, M(0.5) * x * (M(1) + std::erf(x * M(0.70710678118
 EMBER_FLOAT_UNARY(reciprocal_kernel, M(1) / x)
 #undef EMBER_FLOAT_UNARY
 
-// Dense float32 exp and sigmoid take the AVX2 loops (Note [Vector exp]) when the CPU has them.
+// Dense float32 exp, sigmoid, sqrt and relu take the AVX2 loops (Note [Vector exp]) when the CPU has them.
 template <class Op>
 bool try_avx2_unary_f32(const ElementwiseArgs& a) {
 #if defined(EMBER_AVX2_ROWS)
@@ -52,7 +52,8 @@ bool try_avx2_unary_f32(const ElementwiseArgs& a) {
     return false;
   float* out = reinterpret_cast<float*>(a.data[0]);
   const float* x = reinterpret_cast<const float*>(a.data[1]);
-  parallel_for(a.numel, kParallelGrain, [&](int64_t b, int64_t e) { map_f32_avx2<Op>(out + b, x + b, e - b); });
+  parallel_for(a.numel, kParallelGrain,
+               [&](int64_t b, int64_t e) { map_f32_avx2<Op>(out + b, x + b, e - b); });
   return true;
 #else
   (void)a;
@@ -65,6 +66,9 @@ void exp_kernel(const ElementwiseArgs& a) {
 }
 void sigmoid_kernel(const ElementwiseArgs& a) {
   if (!try_avx2_unary_f32<SigmoidF32>(a)) sigmoid_portable(a);
+}
+void sqrt_kernel(const ElementwiseArgs& a) {  // correctly rounded either way
+  if (!try_avx2_unary_f32<SqrtF32>(a)) sqrt_portable(a);
 }
 
 // Ops that keep the dtype; integers take the integer form of the operation.
@@ -83,21 +87,26 @@ void neg_kernel(const ElementwiseArgs& a) {
 void abs_kernel(const ElementwiseArgs& a) {
   same_type_unary(a, [](auto x) {
     using M = decltype(x);
-    if constexpr (std::is_unsigned_v<M>) return x;
-    else return M(x < M(0) ? -x : x);
+    if constexpr (std::is_unsigned_v<M>)
+      return x;
+    else
+      return M(x < M(0) ? -x : x);
   });
 }
 void sign_kernel(const ElementwiseArgs& a) {
   same_type_unary(a, [](auto x) {
     using M = decltype(x);
-    if constexpr (std::is_same_v<M, bool>) return x;
-    else return M(int(M(0) < x) - int(x < M(0)));
+    if constexpr (std::is_same_v<M, bool>)
+      return x;
+    else
+      return M(int(M(0) < x) - int(x < M(0)));
   });
 }
 void square_kernel(const ElementwiseArgs& a) {
   same_type_unary(a, [](auto x) { return decltype(x)(x * x); });
 }
 void relu_kernel(const ElementwiseArgs& a) {
+  if (try_avx2_unary_f32<ReluF32>(a)) return;
   same_type_unary(a, [](auto x) {
     using M = decltype(x);
     return x < M(0) ? M(0) : x;  // NaN stays NaN
@@ -107,14 +116,24 @@ template <class F>
 void rounding_unary(const ElementwiseArgs& a, F f) {
   same_type_unary(a, [&](auto x) {
     using M = decltype(x);
-    if constexpr (std::is_floating_point_v<M>) return M(f(x));
-    else return x;  // integers are already whole
+    if constexpr (std::is_floating_point_v<M>)
+      return M(f(x));
+    else
+      return x;  // integers are already whole
   });
 }
-void floor_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::floor(x); }); }
-void ceil_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::ceil(x); }); }
-void round_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::nearbyint(x); }); }
-void trunc_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::trunc(x); }); }
+void floor_kernel(const ElementwiseArgs& a) {
+  rounding_unary(a, [](auto x) { return std::floor(x); });
+}
+void ceil_kernel(const ElementwiseArgs& a) {
+  rounding_unary(a, [](auto x) { return std::ceil(x); });
+}
+void round_kernel(const ElementwiseArgs& a) {
+  rounding_unary(a, [](auto x) { return std::nearbyint(x); });
+}
+void trunc_kernel(const ElementwiseArgs& a) {
+  rounding_unary(a, [](auto x) { return std::trunc(x); });
+}
 
 void clamp_kernel(const ElementwiseArgs& a) {
   const bool has_lo = a.has_param[0], has_hi = a.has_param[1];
@@ -122,8 +141,10 @@ void clamp_kernel(const ElementwiseArgs& a) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
     auto pick = [](const KernelScalar& s) {
-      if constexpr (std::is_floating_point_v<M>) return M(s.f);
-      else return M(s.i);
+      if constexpr (std::is_floating_point_v<M>)
+        return M(s.f);
+      else
+        return M(s.i);
     };
     const M lo = pick(a.param[0]), hi = pick(a.param[1]);
     const bool nan_lo = has_lo && std::isnan(double(lo)), nan_hi = has_hi && std::isnan(double(hi));
@@ -146,14 +167,18 @@ void bool_unary(const ElementwiseArgs& a, F f) {
 }
 void isnan_kernel(const ElementwiseArgs& a) {
   bool_unary(a, [](auto x) {
-    if constexpr (std::is_floating_point_v<decltype(x)>) return std::isnan(x);
-    else return false;
+    if constexpr (std::is_floating_point_v<decltype(x)>)
+      return std::isnan(x);
+    else
+      return false;
   });
 }
 void isinf_kernel(const ElementwiseArgs& a) {
   bool_unary(a, [](auto x) {
-    if constexpr (std::is_floating_point_v<decltype(x)>) return std::isinf(x);
-    else return false;
+    if constexpr (std::is_floating_point_v<decltype(x)>)
+      return std::isinf(x);
+    else
+      return false;
   });
 }
 void logical_not_kernel(const ElementwiseArgs& a) {
