@@ -21,7 +21,8 @@ struct Implementation {
   SizedCase add = nullptr;  // out of place
   SizedCase add_out = nullptr;
   SizedCase matmul = nullptr;  // square n x n float32
-  SizedCase gather = nullptr;  // gather along dim 1 of a float32 [n/1024, 1024], int64 index of the same shape
+  SizedCase gather =
+      nullptr;  // gather along dim 1 of a float32 [n/1024, 1024], int64 index of the same shape
   SizedCase index_select = nullptr;  // n float32 read at n random int64 positions
   SizedCase mask_index = nullptr;    // x.index({x > 0.5}) on n float32 (about half kept)
   /// Autograd on tiny tensors: y = ((x * w).tanh() + x * 2).sum(), then y.backward().
@@ -36,11 +37,19 @@ struct Implementation {
   /// One training step of that MLP (ReLU between the layers) on a batch of n: forward,
   /// cross-entropy loss, backward, Adam step, float32.
   SizedCase train_step = nullptr;
+  /// Float32 ops beyond add: exp and the full sum of n elements, cumsum of n along its
+  /// only dim, softmax(-1) and x.t().contiguous() of an n x n matrix.
+  SizedCase exp = nullptr;
+  SizedCase sum = nullptr;
+  SizedCase cumsum = nullptr;
+  SizedCase softmax = nullptr;
+  SizedCase transpose_copy = nullptr;
 };
 
 /// The parameter shapes of the MLP 784-512-512-10 of the optimizer case.
 inline const std::vector<std::vector<int64_t>>& mlp_param_shapes() {
-  static const std::vector<std::vector<int64_t>> shapes = {{512, 784}, {512}, {512, 512}, {512}, {10, 512}, {10}};
+  static const std::vector<std::vector<int64_t>> shapes = {{512, 784}, {512},     {512, 512},
+                                                           {512},      {10, 512}, {10}};
   return shapes;
 }
 
@@ -87,7 +96,8 @@ void time_gpu(benchmark::State& state, int reps, Fn&& fn) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < reps; ++i) fn();
     gpu_synchronize();
-    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps);
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                           reps);
   }
 }
 /// Threads each side uses (stated in the report).

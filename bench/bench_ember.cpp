@@ -119,7 +119,8 @@ void adam_step(benchmark::State& state, int64_t) {
 void train_step(benchmark::State& state, int64_t batch) {
   namespace nn = ember::nn;
   ember::manual_seed(7);
-  nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10));
+  nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
+                       nn::Linear(512, 10));
   ember::optim::Adam opt(model->parameters(), ember::optim::AdamOptions(1e-3));
   ember::Tensor x = ember::rand({batch, 784}), y = ember::randint(0, 10, {batch});
   for (auto _ : state) {
@@ -131,13 +132,43 @@ void train_step(benchmark::State& state, int64_t batch) {
   }
 }
 
+// Float32 ops beyond add (bench_cases.h).
+template <class Fn>
+void vector_case(benchmark::State& state, int64_t n, Fn fn) {
+  ember::manual_seed(9);
+  ember::Tensor x = ember::randn({n});
+  for (auto _ : state) {
+    ember::Tensor y = fn(x);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+void exp_case(benchmark::State& state, int64_t n) {
+  vector_case(state, n, [](const ember::Tensor& x) { return ember::exp(x); });
+}
+void sum_case(benchmark::State& state, int64_t n) {
+  vector_case(state, n, [](const ember::Tensor& x) { return x.sum(); });
+}
+void cumsum_case(benchmark::State& state, int64_t n) {
+  vector_case(state, n, [](const ember::Tensor& x) { return x.cumsum(0); });
+}
+void softmax_case(benchmark::State& state, int64_t n) {
+  vector_case(state, n * n, [n](const ember::Tensor& x) { return x.view({n, n}).softmax(-1); });
+}
+void transpose_copy_case(benchmark::State& state, int64_t n) {
+  vector_case(state, n * n, [n](const ember::Tensor& x) { return x.view({n, n}).t().contiguous(); });
+}
 }  // namespace
 
 Implementation ember_implementation() {
-  Implementation impl{"ember", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp,
-                      backward_mlp_ops};
+  Implementation impl{"ember",      add,        add_out,  matmul,       gather,
+                      index_select, mask_index, autograd, backward_mlp, backward_mlp_ops};
   impl.adam_step = adam_step;
   impl.train_step = train_step;
+  impl.exp = exp_case;
+  impl.sum = sum_case;
+  impl.cumsum = cumsum_case;
+  impl.softmax = softmax_case;
+  impl.transpose_copy = transpose_copy_case;
   return impl;
 }
 

@@ -66,7 +66,8 @@ void adam_step(benchmark::State& state, int64_t) {
 void train_step(benchmark::State& state, int64_t batch) {
   namespace nn = torch::nn;
   torch::manual_seed(7);
-  nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10));
+  nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
+                       nn::Linear(512, 10));
   torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(1e-3));
   torch::Tensor x = torch::rand({batch, 784}), y = torch::randint(0, 10, {batch});
   for (auto _ : state) {
@@ -116,6 +117,31 @@ void mask_index(benchmark::State& state, int64_t n) {
   }
 }
 
+// Float32 ops beyond add (bench_cases.h).
+template <class Fn>
+void vector_case(benchmark::State& state, int64_t n, Fn fn) {
+  torch::manual_seed(9);
+  torch::Tensor x = torch::randn({n});
+  for (auto _ : state) {
+    torch::Tensor y = fn(x);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+void exp_case(benchmark::State& state, int64_t n) {
+  vector_case(state, n, [](const torch::Tensor& x) { return torch::exp(x); });
+}
+void sum_case(benchmark::State& state, int64_t n) {
+  vector_case(state, n, [](const torch::Tensor& x) { return x.sum(); });
+}
+void cumsum_case(benchmark::State& state, int64_t n) {
+  vector_case(state, n, [](const torch::Tensor& x) { return x.cumsum(0); });
+}
+void softmax_case(benchmark::State& state, int64_t n) {
+  vector_case(state, n * n, [n](const torch::Tensor& x) { return x.view({n, n}).softmax(-1); });
+}
+void transpose_copy_case(benchmark::State& state, int64_t n) {
+  vector_case(state, n * n, [n](const torch::Tensor& x) { return x.view({n, n}).t().contiguous(); });
+}
 }  // namespace
 
 GpuOp torch_gpu_case(const GpuCase& c) {
@@ -160,11 +186,13 @@ GpuOp torch_gpu_case(const GpuCase& c) {
     case GpuCase::TrainStep: {
       namespace nn = torch::nn;
       torch::manual_seed(7);
-      nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10));
+      nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
+                           nn::Linear(512, 10));
       model->to(torch::Device(torch::kCUDA, 0));
       auto opt = std::make_shared<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(1e-3));
       torch::Tensor x = torch::rand({n, 784}, opts);
-      torch::Tensor y = torch::randint(0, 10, {n}, torch::TensorOptions(torch::kLong).device(torch::kCUDA, 0));
+      torch::Tensor y =
+          torch::randint(0, 10, {n}, torch::TensorOptions(torch::kLong).device(torch::kCUDA, 0));
       return [model, opt, x, y]() mutable {
         torch::AutoGradMode grad_on(true);
         opt->zero_grad();
@@ -182,9 +210,15 @@ Implementation torch_implementation(bool& available) {
   available = true;
   torch::set_num_threads(bench_threads());
   torch::NoGradGuard no_grad;
-  Implementation impl{"libtorch", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp};
+  Implementation impl{"libtorch",   add,        add_out,  matmul,      gather,
+                      index_select, mask_index, autograd, backward_mlp};
   impl.adam_step = adam_step;
   impl.train_step = train_step;
+  impl.exp = exp_case;
+  impl.sum = sum_case;
+  impl.cumsum = cumsum_case;
+  impl.softmax = softmax_case;
+  impl.transpose_copy = transpose_copy_case;
   return impl;
 }
 
