@@ -265,7 +265,7 @@ double float_ulp(double v) {
 }
 }  // namespace
 
-TEST_CASE("elementwise: float32 exp and sigmoid are within a few ulp over the whole range") {
+TEST_CASE("elementwise: float32 exp, sigmoid and tanh are within a few ulp over the whole range") {
   // Every 8-lane block and the tail: a sweep of 200003 points from -110 to 95.
   const int64_t n = 200003;
   Tensor x = (arange(n, kDouble) * (205.0 / double(n - 1)) - 110.0).to(kFloat);
@@ -280,6 +280,16 @@ TEST_CASE("elementwise: float32 exp and sigmoid are within a few ulp over the wh
     if (xv[i] > -80 && xv[i] < 80) {
       const double s = 1 / (1 + std::exp(-xv[i]));
       REQUIRE(std::abs(sv[i] - s) <= 4 * float_ulp(s));
+    }
+  }
+  // tanh: both of its forms and the switch between them at |x| = 0.625, densely near 0.
+  for (double scale : {20.0, 1.0, 1e-3}) {
+    Tensor u = (arange(n, kDouble) * (2 * scale / double(n - 1)) - scale).to(kFloat);
+    auto uv = dvalues(u), hv = dvalues(tanh(u));
+    for (size_t i = 0; i < uv.size(); ++i) {
+      INFO("x = " << uv[i]);
+      const double h = std::tanh(uv[i]);
+      REQUIRE(std::abs(hv[i] - h) <= 3 * float_ulp(h));
     }
   }
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
@@ -307,6 +317,15 @@ TEST_CASE("elementwise: float32 exp and sigmoid are within a few ulp over the wh
   CHECK(ss[3] == 0.5);
   CHECK(ss[10] == 0.0);
   CHECK(ss[11] == 1.0);
+  auto hs = dvalues(tanh(tensor(sp).to(kFloat)));
+  CHECK(hs[0] == -1.0);
+  CHECK(hs[1] == 1.0);
+  CHECK(std::isnan(hs[2]));
+  CHECK(hs[3] == 0.0);
+  CHECK((hs[4] == 0.0 && std::signbit(hs[4])));
+  CHECK(hs[10] == -1.0);
+  CHECK(hs[11] == 1.0);
+  CHECK(hs[12] == double(1e-30f));
   // In place on a contiguous tensor writes the same values.
   Tensor y = x.clone();
   y.exp_();

@@ -38,13 +38,14 @@ EMBER_FLOAT_UNARY(rsqrt_kernel, M(1) / std::sqrt(x))
 EMBER_FLOAT_UNARY(sin_kernel, std::sin(x))
 EMBER_FLOAT_UNARY(cos_kernel, std::cos(x))
 EMBER_FLOAT_UNARY(tan_kernel, std::tan(x))
-EMBER_FLOAT_UNARY(tanh_kernel, std::tanh(x))
+EMBER_FLOAT_UNARY(tanh_portable, std::tanh(x))
 EMBER_FLOAT_UNARY(sigmoid_portable, M(1) / (M(1) + std::exp(-x)))
 EMBER_FLOAT_UNARY(gelu_kernel, M(0.5) * x * (M(1) + std::erf(x * M(0.70710678118654752440))))
 EMBER_FLOAT_UNARY(reciprocal_kernel, M(1) / x)
 #undef EMBER_FLOAT_UNARY
 
-// Dense float32 exp, sigmoid, sqrt and relu take the AVX2 loops (Note [Vector exp]) when the CPU has them.
+// Dense float32 exp, sigmoid, tanh, sqrt and relu take the AVX2 loops (Note [Vector exp]) when the CPU has
+// them.
 template <class Op>
 bool try_avx2_unary_f32(const ElementwiseArgs& a) {
 #if defined(EMBER_AVX2_ROWS)
@@ -66,6 +67,9 @@ void exp_kernel(const ElementwiseArgs& a) {
 }
 void sigmoid_kernel(const ElementwiseArgs& a) {
   if (!try_avx2_unary_f32<SigmoidF32>(a)) sigmoid_portable(a);
+}
+void tanh_kernel(const ElementwiseArgs& a) {
+  if (!try_avx2_unary_f32<TanhF32>(a)) tanh_portable(a);
 }
 void sqrt_kernel(const ElementwiseArgs& a) {  // correctly rounded either way
   if (!try_avx2_unary_f32<SqrtF32>(a)) sqrt_portable(a);
