@@ -326,6 +326,12 @@ TEST_CASE("elementwise: float32 exp, sigmoid and tanh are within a few ulp over 
   CHECK(hs[10] == -1.0);
   CHECK(hs[11] == 1.0);
   CHECK(hs[12] == double(1e-30f));
+  // A value gets the same result in the vector body and in the tail (9 = 8 + 1 elements).
+  for (const Tensor& r : {exp(full({9}, 26.688921)), tanh(full({9}, 0.3)), sigmoid(full({9}, -2.9955)),
+                          exp(full({9}, -2.9955))}) {
+    auto rv = dvalues(r);
+    for (double v : rv) CHECK(v == rv[0]);
+  }
   // In place on a contiguous tensor writes the same values.
   Tensor y = x.clone();
   y.exp_();
@@ -413,17 +419,17 @@ TEST_CASE("elementwise: large tensors take the parallel path with the same resul
 
 TEST_CASE("elementwise: transposed and permuted copies (tile by tile) keep every value") {
   manual_seed(fresh_seed());
-  // Sizes that are not multiples of the 32x32 tile, every element checked.
-  Tensor m = rand({1000, 1037});
+  // Sizes that are not multiples of the 8 x 64 tile, every element checked.
+  Tensor m = rand({1003, 1037});
   Tensor t = m.t().contiguous();
-  REQUIRE(t.sizes() == std::vector<int64_t>{1037, 1000});
+  REQUIRE(t.sizes() == std::vector<int64_t>{1037, 1003});
   auto mv = dvalues(m), tv = dvalues(t);
   for (int64_t i = 0; i < 1037; ++i)
-    for (int64_t j = 0; j < 1000; ++j) REQUIRE(tv[size_t(i * 1000 + j)] == mv[size_t(j * 1037 + i)]);
+    for (int64_t j = 0; j < 1003; ++j) REQUIRE(tv[size_t(i * 1003 + j)] == mv[size_t(j * 1037 + i)]);
   // A batch of planes (the outer dim walks the planes), in several dtypes.
   for (ScalarType dt : {kFloat, kDouble, kLong, kBool, kHalf}) {
     INFO(name(dt));
-    Tensor b = (rand({3, 70, 45}) * 100).to(dt);
+    Tensor b = dt == kBool ? rand({3, 70, 45}) < 0.5 : (rand({3, 70, 45}) * 100).to(dt);
     Tensor p = b.permute({0, 2, 1}).contiguous();
     auto bv = dvalues(b), pv = dvalues(p);
     for (int64_t k = 0; k < 3; ++k)
@@ -431,8 +437,8 @@ TEST_CASE("elementwise: transposed and permuted copies (tile by tile) keep every
         for (int64_t j = 0; j < 70; ++j)
           REQUIRE(pv[size_t((k * 45 + i) * 70 + j)] == bv[size_t((k * 70 + j) * 45 + i)]);
   }
-  // A stepped slice, transposed, copied into a non-contiguous destination.
-  Tensor src = rand({64, 130}).slice(1, 0, 130, 2).t();  // 65 x 64, input steps 1 along dim 1
+  // A transposed slice copied into a destination whose rows are 80 apart (not 64).
+  Tensor src = rand({64, 130}).narrow(1, 0, 65).t();  // 65 x 64, strides (1, 130)
   Tensor dst_base = zeros({65, 80});
   Tensor dst = dst_base.narrow(1, 8, 64);
   dst.copy_(src);

@@ -62,7 +62,9 @@ struct ElementwiseArgs {
 ///  - Norm: param[0].f = p (0: count of nonzeros, 1, 2, inf, -inf, any other p);
 ///  - All / Any: any in_dtype, out_dtype Bool;
 ///  - accumulation: integer and bool sums and products in wrapping 64-bit integers; the
-///    CPU sums floats in double, the CUDA backend in float for Half / BFloat16 / Float
+///    CPU sums floats in double (float32 with AVX2 adds groups of four elements, or two
+///    rows, in float first, and redoes a non-finite result all in double), the CUDA
+///    backend in float for Half / BFloat16 / Float
 ///    (double for Double) in a tree order, so the two differ by float rounding.
 struct ReduceArgs {
   static constexpr int kMaxDims = ElementwiseArgs::kMaxDims;

@@ -82,37 +82,46 @@ EMBER_TARGET_AVX2 inline __m256 tanh_avx2(__m256 x) {
   return _mm256_blendv_ps(signed_large, small, _mm256_cmp_ps(ax, _mm256_set1_ps(0.625f), _CMP_LT_OQ));
 }
 
-/// Elementwise ops for map_f32_avx2: 8 lanes, and the scalar form for the tail.
+/// Elementwise ops for map_f32_avx2, on 8 lanes.
 struct ExpF32 {
   EMBER_TARGET_AVX2 static __m256 vec(__m256 x) { return exp_avx2(x); }
-  static float scalar(float x) { return std::exp(x); }
 };
 struct SigmoidF32 {
   EMBER_TARGET_AVX2 static __m256 vec(__m256 x) { return sigmoid_avx2(x); }
-  static float scalar(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 };
 struct ReluF32 {  // x < 0 ? 0 : x, so NaN stays NaN
   EMBER_TARGET_AVX2 static __m256 vec(__m256 x) {
     const __m256 zero = _mm256_setzero_ps();
     return _mm256_blendv_ps(x, zero, _mm256_cmp_ps(x, zero, _CMP_LT_OQ));
   }
-  static float scalar(float x) { return x < 0.0f ? 0.0f : x; }
 };
 struct TanhF32 {
   EMBER_TARGET_AVX2 static __m256 vec(__m256 x) { return tanh_avx2(x); }
-  static float scalar(float x) { return std::tanh(x); }
 };
 struct SqrtF32 {
   EMBER_TARGET_AVX2 static __m256 vec(__m256 x) { return _mm256_sqrt_ps(x); }
-  static float scalar(float x) { return std::sqrt(x); }
 };
+
+/// Op on the last n < 8 elements through a zero-padded vector, so that a value gets the
+/// same result wherever it sits in a tensor (tied logits stay tied).
+template <class Op>
+EMBER_TARGET_AVX2 __m256 vec_tail(const float* x, int64_t n) {
+  alignas(32) float buf[8] = {};
+  for (int64_t k = 0; k < n; ++k) buf[k] = x[k];
+  return Op::vec(_mm256_load_ps(buf));
+}
+EMBER_TARGET_AVX2 inline void store_tail(float* out, __m256 v, int64_t n) {
+  alignas(32) float buf[8];
+  _mm256_store_ps(buf, v);
+  for (int64_t k = 0; k < n; ++k) out[k] = buf[k];
+}
 
 /// out[i] = Op(x[i]) for i < n; out may be x.
 template <class Op>
 EMBER_TARGET_AVX2 void map_f32_avx2(float* out, const float* x, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, Op::vec(_mm256_loadu_ps(x + i)));
-  for (; i < n; ++i) out[i] = Op::scalar(x[i]);
+  if (i < n) store_tail(out + i, vec_tail<Op>(x + i, n - i), n - i);
 }
 
 EMBER_TARGET_AVX2 inline double hsum_avx2(__m256d v) {
@@ -120,9 +129,10 @@ EMBER_TARGET_AVX2 inline double hsum_avx2(__m256d v) {
   return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
 }
 
-/// The sum of p[0, n) accumulated in double, as the portable loop. Converting every
-/// element to double caps the loop at 4 elements a cycle, so groups of four elements
-/// are first added in float (two roundings, relative 1.2e-7 of their magnitude).
+/// The sum of p[0, n) accumulated in double. Converting every element to double caps the
+/// loop at 4 elements a cycle, so groups of four elements are first added in float (two
+/// roundings, relative 1.2e-7 of their magnitude); a non-finite result (a group that
+/// overflowed float, or an inf / NaN input) is recomputed with every element in double.
 EMBER_TARGET_AVX2 inline double sum_f32_avx2(const float* p, int64_t n) {
   __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
   int64_t i = 0;
@@ -139,11 +149,16 @@ EMBER_TARGET_AVX2 inline double sum_f32_avx2(const float* p, int64_t n) {
   for (; i + 4 <= n; i += 4) a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(p + i)));
   double t = hsum_avx2(_mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
   for (; i < n; ++i) t += double(p[i]);
+  if (!std::isfinite(t)) {  // a group may have overflowed float: every element in double
+    t = 0;
+    for (int64_t k = 0; k < n; ++k) t += double(p[k]);
+  }
   return t;
 }
 
 /// acc[i] += x[i] + x2[i] for i < n (float into double): two rows of a sum over an outer
-/// dim, added in float first (one rounding) to halve the conversions to double.
+/// dim, added in float first (one rounding) to halve the conversions to double. The
+/// caller recomputes in double any output that ends non-finite (outer_sum).
 EMBER_TARGET_AVX2 inline void accumulate2_f32_avx2(double* acc, const float* x, const float* x2, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -202,10 +217,14 @@ EMBER_TARGET_AVX2 void softmax_row_f32_avx2(float* y, const float* x, int64_t n)
     s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
   }
   double sum = hsum_avx2(_mm256_add_pd(s0, s1));
-  for (; i < n; ++i) {
-    const float e = std::exp(x[i] - mx);
-    if constexpr (!kLog) y[i] = e;
-    sum += double(e);
+  if (i < n) {  // the tail through the same exp; the padding lanes are not summed
+    alignas(32) float buf[8] = {};
+    for (int64_t k = 0; k < n - i; ++k) buf[k] = x[i + k] - mx;
+    _mm256_store_ps(buf, exp_avx2(_mm256_load_ps(buf)));
+    for (int64_t k = 0; k < n - i; ++k) {
+      if constexpr (!kLog) y[i + k] = buf[k];
+      sum += double(buf[k]);
+    }
   }
   int64_t j = 0;
   if constexpr (kLog) {

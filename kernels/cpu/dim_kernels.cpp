@@ -127,8 +127,9 @@ void cumsum_kernel(const DimArgs& a) {
     const int64_t size = a.size, inner = a.inner;
     if constexpr (std::is_floating_point_v<M>) {
       if (inner == 1) {
-        // Along contiguous rows: each group of four is summed apart from the running
-        // total, so the total's chain of dependent adds has one add per four elements.
+        // Along contiguous rows. For float inputs each group of four is summed apart from
+        // the running total (exactly enough in double), so the total's chain of dependent
+        // adds has one add per four elements; double inputs add strictly in order.
         const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, size));
         parallel_for(a.outer, grain, [&](int64_t rb, int64_t re) {
           for (int64_t r = rb; r < re; ++r) {
@@ -136,15 +137,16 @@ void cumsum_kernel(const DimArgs& a) {
             T* y = out + r * size;
             double acc = 0;
             int64_t j = 0;
-            for (; j + 4 <= size; j += 4) {
-              const double p0 = double(M(x[j])), p1 = p0 + double(M(x[j + 1]));
-              const double p2 = p1 + double(M(x[j + 2])), p3 = p2 + double(M(x[j + 3]));
-              y[j] = cast_to<T>(acc + p0);
-              y[j + 1] = cast_to<T>(acc + p1);
-              y[j + 2] = cast_to<T>(acc + p2);
-              y[j + 3] = cast_to<T>(acc + p3);
-              acc += p3;
-            }
+            if constexpr (std::is_same_v<M, float>)
+              for (; j + 4 <= size; j += 4) {
+                const double p0 = double(M(x[j])), p1 = p0 + double(M(x[j + 1]));
+                const double p2 = p1 + double(M(x[j + 2])), p3 = p2 + double(M(x[j + 3]));
+                y[j] = cast_to<T>(acc + p0);
+                y[j + 1] = cast_to<T>(acc + p1);
+                y[j + 2] = cast_to<T>(acc + p2);
+                y[j + 3] = cast_to<T>(acc + p3);
+                acc += p3;
+              }
             for (; j < size; ++j) y[j] = cast_to<T>(acc += double(M(x[j])));
           }
         });

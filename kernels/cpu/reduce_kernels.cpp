@@ -1,5 +1,6 @@
 // CPU kernels of the reductions (sum .. logsumexp) over the driver in reduce_loops.h.
-// Floating sums, products, variances and norms accumulate in double; integer and bool
+// Floating sums, products, variances and norms accumulate in double (float32 sums with
+// AVX2 add small groups in float first: avx2_rows_f32.h); integer and bool
 // sums and products in wrapping 64-bit integers (torch's int64 result); max / min work
 // in opmath_t (float for Half / BFloat16) and propagate NaN, reporting its first index.
 #include <cmath>
@@ -346,8 +347,16 @@ bool outer_sum(const ReduceArgs& a, bool mean) {
       int64_t r = 0;
 #if defined(EMBER_AVX2_ROWS)
       if constexpr (std::is_same_v<T, float>) {
-        if (avx2)
+        if (avx2) {
           for (; r + 2 <= n_red; r += 2) accumulate2_f32_avx2(acc, base + r * rs, base + (r + 1) * rs, len);
+          for (; r < n_red; ++r)
+            for (int64_t i = 0; i < len; ++i) acc[i] += double(base[r * rs + i]);
+          for (int64_t i = 0; i < len; ++i)
+            if (!std::isfinite(acc[i])) {  // a pair may have overflowed float: redo it in double
+              acc[i] = 0;
+              for (int64_t q = 0; q < n_red; ++q) acc[i] += double(base[q * rs + i]);
+            }
+        }
       }
 #endif
       for (; r < n_red; ++r) {
