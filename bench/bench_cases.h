@@ -21,8 +21,7 @@ struct Implementation {
   SizedCase add = nullptr;  // out of place
   SizedCase add_out = nullptr;
   SizedCase matmul = nullptr;  // square n x n float32
-  SizedCase gather =
-      nullptr;  // gather along dim 1 of a float32 [n/1024, 1024], int64 index of the same shape
+  SizedCase gather = nullptr;  // gather along dim 1 of a float32 [n/1024, 1024], int64 index of the same shape
   SizedCase index_select = nullptr;  // n float32 read at n random int64 positions
   SizedCase mask_index = nullptr;    // x.index({x > 0.5}) on n float32 (about half kept)
   /// Autograd on tiny tensors: y = ((x * w).tanh() + x * 2).sum(), then y.backward().
@@ -48,8 +47,7 @@ struct Implementation {
 
 /// The parameter shapes of the MLP 784-512-512-10 of the optimizer case.
 inline const std::vector<std::vector<int64_t>>& mlp_param_shapes() {
-  static const std::vector<std::vector<int64_t>> shapes = {{512, 784}, {512},     {512, 512},
-                                                           {512},      {10, 512}, {10}};
+  static const std::vector<std::vector<int64_t>> shapes = {{512, 784}, {512}, {512, 512}, {512}, {10, 512}, {10}};
   return shapes;
 }
 
@@ -96,8 +94,7 @@ void time_gpu(benchmark::State& state, int reps, Fn&& fn) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < reps; ++i) fn();
     gpu_synchronize();
-    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                           reps);
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps);
   }
 }
 /// Threads each side uses (stated in the report).

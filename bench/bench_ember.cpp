@@ -119,8 +119,7 @@ void adam_step(benchmark::State& state, int64_t) {
 void train_step(benchmark::State& state, int64_t batch) {
   namespace nn = ember::nn;
   ember::manual_seed(7);
-  nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
-                       nn::Linear(512, 10));
+  nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10));
   ember::optim::Adam opt(model->parameters(), ember::optim::AdamOptions(1e-3));
   ember::Tensor x = ember::rand({batch, 784}), y = ember::randint(0, 10, {batch});
   for (auto _ : state) {
@@ -160,8 +159,8 @@ void transpose_copy_case(benchmark::State& state, int64_t n) {
 }  // namespace
 
 Implementation ember_implementation() {
-  Implementation impl{"ember",      add,        add_out,  matmul,       gather,
-                      index_select, mask_index, autograd, backward_mlp, backward_mlp_ops};
+  Implementation impl{"ember", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp,
+                      backward_mlp_ops};
   impl.adam_step = adam_step;
   impl.train_step = train_step;
   impl.exp = exp_case;

@@ -23,15 +23,12 @@ int bench_threads() {
 namespace {
 
 struct Row {
-  std::string kase;          // "add 16M", "matmul 256"
+  std::string kase;  // "add 16M", "matmul 256"
   double ns[3] = {0, 0, 0};  // ember, libtorch, bound (median ns per op; 0 = not run)
 };
 
 double to_ns(benchmark::TimeUnit u) {
-  return u == benchmark::kSecond        ? 1e9
-         : u == benchmark::kMillisecond ? 1e6
-         : u == benchmark::kMicrosecond ? 1e3
-                                        : 1;
+  return u == benchmark::kSecond ? 1e9 : u == benchmark::kMillisecond ? 1e6 : u == benchmark::kMicrosecond ? 1e3 : 1;
 }
 
 const char* kSides[3] = {"ember", "libtorch", "bound"};
@@ -41,13 +38,11 @@ void print_header() {
               "ember/bound");
 }
 void print_row(const Row& r) {
-  auto cell = [](double v) {
-    return v > 0 ? std::to_string(v).substr(0, std::to_string(v).find('.') + 2) : std::string("-");
-  };
+  auto cell = [](double v) { return v > 0 ? std::to_string(v).substr(0, std::to_string(v).find('.') + 2) : std::string("-"); };
   auto times = [](double x) { return x > 0 ? std::to_string(x).substr(0, 5) + "x" : std::string("-"); };
-  std::printf("%-36s %14s %14s %10s %14s %12s\n", r.kase.c_str(), cell(r.ns[0]).c_str(),
-              cell(r.ns[1]).c_str(), times(r.ns[1] > 0 ? r.ns[0] / r.ns[1] : 0).c_str(),
-              cell(r.ns[2]).c_str(), times(r.ns[2] > 0 ? r.ns[0] / r.ns[2] : 0).c_str());
+  std::printf("%-36s %14s %14s %10s %14s %12s\n", r.kase.c_str(), cell(r.ns[0]).c_str(), cell(r.ns[1]).c_str(),
+              times(r.ns[1] > 0 ? r.ns[0] / r.ns[1] : 0).c_str(), cell(r.ns[2]).c_str(),
+              times(r.ns[2] > 0 ? r.ns[0] / r.ns[2] : 0).c_str());
 }
 
 // Collects the median of each benchmark's repetitions; with `live`, prints a case's
@@ -93,14 +88,10 @@ int main(int argc, char** argv) {
   std::string json_path = "ember_bench.json";
   std::vector<char*> args = {argv[0]};
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--short"))
-      short_run = true;
-    else if (!std::strcmp(argv[i], "--gpu"))
-      gpu_only = true;
-    else if (!std::strncmp(argv[i], "--json=", 7))
-      json_path = argv[i] + 7;
-    else
-      args.push_back(argv[i]);
+    if (!std::strcmp(argv[i], "--short")) short_run = true;
+    else if (!std::strcmp(argv[i], "--gpu")) gpu_only = true;
+    else if (!std::strncmp(argv[i], "--json=", 7)) json_path = argv[i] + 7;
+    else args.push_back(argv[i]);
   }
   // Repetitions are interleaved at random across all cases, so drift hits every side alike.
   // A GPU run goes in order, so that each row can be printed when it is done; GPU timings
@@ -118,8 +109,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&n_args, args.data());
 
   bool have_torch = false;
-  Implementation impls[3] = {ember_implementation(), torch_implementation(have_torch),
-                             bound_implementation()};
+  Implementation impls[3] = {ember_implementation(), torch_implementation(have_torch), bound_implementation()};
   std::vector<Row> rows;
   Collector collector;
   collector.live = gpu_only;
@@ -140,9 +130,8 @@ int main(int argc, char** argv) {
   const std::vector<int64_t> add_sizes = {1, 1000, 100000, 1 << 20, 16 << 20};
   for (int64_t n : add_sizes) add_case("add " + size_label(n), &Implementation::add, n);
   for (int64_t n : add_sizes) add_case("add_out " + size_label(n), &Implementation::add_out, n);
-  const std::vector<int64_t> mm_sizes = short_run
-                                            ? std::vector<int64_t>{16, 64, 256, 512}
-                                            : std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024, 2048};
+  const std::vector<int64_t> mm_sizes = short_run ? std::vector<int64_t>{16, 64, 256, 512}
+                                                   : std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024, 2048};
   for (int64_t n : mm_sizes) add_case("matmul " + std::to_string(n), &Implementation::matmul, n);
   add_case("exp 1M", &Implementation::exp, 1 << 20);
   add_case("sum 1M", &Implementation::sum, 1 << 20);
@@ -155,16 +144,11 @@ int main(int argc, char** argv) {
   for (int64_t n : {1, 100}) add_case("autograd " + size_label(n), &Implementation::autograd, n);
   // Backward of a matmul graph against the same ops called by hand (the "bound" column).
   impls[2].backward_mlp = impls[0].backward_mlp_ops;
-  for (int64_t n : {256, 512})
-    add_case("backward mlp " + std::to_string(n), &Implementation::backward_mlp, n);
+  for (int64_t n : {256, 512}) add_case("backward mlp " + std::to_string(n), &Implementation::backward_mlp, n);
   add_case("adam step mlp 784-512-512-10", &Implementation::adam_step, 0);
   add_case("train step mlp 784-512-512-10 b128", &Implementation::train_step, 128);
-  benchmark::RegisterBenchmark("allocator pair | ember", allocator_cached_pair)
-      ->Unit(benchmark::kNanosecond)
-      ->UseRealTime();
-  benchmark::RegisterBenchmark("allocator pair | bound", malloc_free_pair)
-      ->Unit(benchmark::kNanosecond)
-      ->UseRealTime();
+  benchmark::RegisterBenchmark("allocator pair | ember", allocator_cached_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
+  benchmark::RegisterBenchmark("allocator pair | bound", malloc_free_pair)->Unit(benchmark::kNanosecond)->UseRealTime();
   rows.push_back(Row{"allocator pair"});
   const std::vector<RegisteredCase> gpu_cases = register_gpu_cases(short_run);
   for (const RegisteredCase& c : gpu_cases) {
@@ -177,8 +161,7 @@ int main(int argc, char** argv) {
   }
 
   std::printf("ember_bench: %d thread(s) for ember%s; median of %s repetitions\n", bench_threads(),
-              have_torch ? " and libtorch" : " (libtorch not found: no side-by-side column)",
-              few ? "3" : "9");
+              have_torch ? " and libtorch" : " (libtorch not found: no side-by-side column)", few ? "3" : "9");
   if (gpu_only) print_header();
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::Shutdown();
@@ -196,8 +179,7 @@ int main(int argc, char** argv) {
     if (r.ns[0] == 0 && r.ns[1] == 0 && r.ns[2] == 0) continue;  // filtered out
     print_row(r);
     if (json)
-      std::fprintf(json,
-                   "%s    {\"case\": \"%s\", \"ember_ns\": %.3f, \"libtorch_ns\": %.3f, \"bound_ns\": %.3f}",
+      std::fprintf(json, "%s    {\"case\": \"%s\", \"ember_ns\": %.3f, \"libtorch_ns\": %.3f, \"bound_ns\": %.3f}",
                    first ? "" : ",\n", r.kase.c_str(), r.ns[0], r.ns[1], r.ns[2]);
     first = false;
   }
@@ -206,11 +188,9 @@ int main(int argc, char** argv) {
     std::fclose(json);
     std::printf("\nall numbers: %s\n", json_path.c_str());
   }
-  std::printf(
-      "ratio = ember / libtorch time (below 1: ember faster); ember/bound = ember time over the bound's\n"
-      "(add: memcpy of the same 12 bytes per element; matmul: cblas_sgemm called directly; allocator: "
-      "malloc+free;\n"
-      " backward mlp: the ops its backward runs, called by hand in ember without autograd;\n"
-      " gpu: a device-to-device copy of the same bytes, cuBLAS called directly, cudaMalloc+cudaFree)\n");
+  std::printf("ratio = ember / libtorch time (below 1: ember faster); ember/bound = ember time over the bound's\n"
+              "(add: memcpy of the same 12 bytes per element; matmul: cblas_sgemm called directly; allocator: malloc+free;\n"
+              " backward mlp: the ops its backward runs, called by hand in ember without autograd;\n"
+              " gpu: a device-to-device copy of the same bytes, cuBLAS called directly, cudaMalloc+cudaFree)\n");
   return 0;
 }

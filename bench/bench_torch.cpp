@@ -66,8 +66,7 @@ void adam_step(benchmark::State& state, int64_t) {
 void train_step(benchmark::State& state, int64_t batch) {
   namespace nn = torch::nn;
   torch::manual_seed(7);
-  nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
-                       nn::Linear(512, 10));
+  nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10));
   torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(1e-3));
   torch::Tensor x = torch::rand({batch, 784}), y = torch::randint(0, 10, {batch});
   for (auto _ : state) {
@@ -186,13 +185,11 @@ GpuOp torch_gpu_case(const GpuCase& c) {
     case GpuCase::TrainStep: {
       namespace nn = torch::nn;
       torch::manual_seed(7);
-      nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
-                           nn::Linear(512, 10));
+      nn::Sequential model(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10));
       model->to(torch::Device(torch::kCUDA, 0));
       auto opt = std::make_shared<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(1e-3));
       torch::Tensor x = torch::rand({n, 784}, opts);
-      torch::Tensor y =
-          torch::randint(0, 10, {n}, torch::TensorOptions(torch::kLong).device(torch::kCUDA, 0));
+      torch::Tensor y = torch::randint(0, 10, {n}, torch::TensorOptions(torch::kLong).device(torch::kCUDA, 0));
       return [model, opt, x, y]() mutable {
         torch::AutoGradMode grad_on(true);
         opt->zero_grad();
@@ -210,8 +207,7 @@ Implementation torch_implementation(bool& available) {
   available = true;
   torch::set_num_threads(bench_threads());
   torch::NoGradGuard no_grad;
-  Implementation impl{"libtorch",   add,        add_out,  matmul,      gather,
-                      index_select, mask_index, autograd, backward_mlp};
+  Implementation impl{"libtorch", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp};
   impl.adam_step = adam_step;
   impl.train_step = train_step;
   impl.exp = exp_case;

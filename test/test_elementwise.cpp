@@ -1,14 +1,14 @@
 // Elementwise ops against float64 references on fresh random inputs: contiguous,
 // transposed, broadcast, scalar operands, every floating dtype; errors by type and message.
+#include <catch2/catch.hpp>
 #include <ember/ember.h>
 
-#include <catch2/catch.hpp>
+#include "test_util.h"
+
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <random>
-
-#include "test_util.h"
 
 using namespace ember;
 using ember_test::dvalues;
@@ -16,9 +16,8 @@ using ember_test::fresh_seed;
 
 namespace {
 
-double tolerance(ScalarType t) {
-  return t == kHalf ? 2e-3 : t == kBFloat16 ? 1.6e-2 : t == kFloat ? 2e-6 : 1e-12;
-}
+
+double tolerance(ScalarType t) { return t == kHalf ? 2e-3 : t == kBFloat16 ? 1.6e-2 : t == kFloat ? 2e-6 : 1e-12; }
 
 void check_close(const Tensor& got, const std::vector<double>& want, ScalarType dtype) {
   auto g = dvalues(got);
@@ -57,54 +56,30 @@ void check_unary(const char* what, const std::function<Tensor(const Tensor&)>& o
 }  // namespace
 
 TEST_CASE("elementwise: floating unary ops match float64 references") {
-  check_unary(
-      "exp", [](const Tensor& x) { return exp(x); }, [](double v) { return std::exp(v); }, -3, 3);
-  check_unary(
-      "log", [](const Tensor& x) { return log(x); }, [](double v) { return std::log(v); }, 0.1, 5);
-  check_unary(
-      "log1p", [](const Tensor& x) { return x.log1p(); }, [](double v) { return std::log1p(v); }, 0, 5);
-  check_unary(
-      "expm1", [](const Tensor& x) { return expm1(x); }, [](double v) { return std::expm1(v); }, -2, 2);
-  check_unary(
-      "sqrt", [](const Tensor& x) { return sqrt(x); }, [](double v) { return std::sqrt(v); }, 0, 9);
-  check_unary(
-      "rsqrt", [](const Tensor& x) { return rsqrt(x); }, [](double v) { return 1 / std::sqrt(v); }, 0.5, 9);
-  check_unary(
-      "sin", [](const Tensor& x) { return sin(x); }, [](double v) { return std::sin(v); }, -3, 3);
-  check_unary(
-      "cos", [](const Tensor& x) { return cos(x); }, [](double v) { return std::cos(v); }, -3, 3);
-  check_unary(
-      "tan", [](const Tensor& x) { return tan(x); }, [](double v) { return std::tan(v); }, -1, 1);
-  check_unary(
-      "tanh", [](const Tensor& x) { return tanh(x); }, [](double v) { return std::tanh(v); }, -3, 3);
-  check_unary(
-      "sigmoid", [](const Tensor& x) { return sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); },
-      -5, 5);
-  check_unary(
-      "gelu", [](const Tensor& x) { return gelu(x); },
-      [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }, -3, 3);
-  check_unary(
-      "reciprocal", [](const Tensor& x) { return reciprocal(x); }, [](double v) { return 1 / v; }, 0.5, 4);
-  check_unary(
-      "neg", [](const Tensor& x) { return -x; }, [](double v) { return -v; }, -3, 3);
-  check_unary(
-      "abs", [](const Tensor& x) { return abs(x); }, [](double v) { return std::abs(v); }, -3, 3);
-  check_unary(
-      "square", [](const Tensor& x) { return square(x); }, [](double v) { return v * v; }, -3, 3);
-  check_unary(
-      "relu", [](const Tensor& x) { return relu(x); }, [](double v) { return v < 0 ? 0 : v; }, -3, 3);
-  check_unary(
-      "floor", [](const Tensor& x) { return floor(x); }, [](double v) { return std::floor(v); }, -3, 3);
-  check_unary(
-      "ceil", [](const Tensor& x) { return ceil(x); }, [](double v) { return std::ceil(v); }, -3, 3);
-  check_unary(
-      "trunc", [](const Tensor& x) { return trunc(x); }, [](double v) { return std::trunc(v); }, -3, 3);
-  check_unary(
-      "sign", [](const Tensor& x) { return sign(x); }, [](double v) { return double((0 < v) - (v < 0)); }, -3,
-      3);
-  check_unary(
-      "clamp", [](const Tensor& x) { return clamp(x, -1, 0.5); },
-      [](double v) { return std::min(std::max(v, -1.0), 0.5); }, -3, 3);
+  check_unary("exp", [](const Tensor& x) { return exp(x); }, [](double v) { return std::exp(v); }, -3, 3);
+  check_unary("log", [](const Tensor& x) { return log(x); }, [](double v) { return std::log(v); }, 0.1, 5);
+  check_unary("log1p", [](const Tensor& x) { return x.log1p(); }, [](double v) { return std::log1p(v); }, 0, 5);
+  check_unary("expm1", [](const Tensor& x) { return expm1(x); }, [](double v) { return std::expm1(v); }, -2, 2);
+  check_unary("sqrt", [](const Tensor& x) { return sqrt(x); }, [](double v) { return std::sqrt(v); }, 0, 9);
+  check_unary("rsqrt", [](const Tensor& x) { return rsqrt(x); }, [](double v) { return 1 / std::sqrt(v); }, 0.5, 9);
+  check_unary("sin", [](const Tensor& x) { return sin(x); }, [](double v) { return std::sin(v); }, -3, 3);
+  check_unary("cos", [](const Tensor& x) { return cos(x); }, [](double v) { return std::cos(v); }, -3, 3);
+  check_unary("tan", [](const Tensor& x) { return tan(x); }, [](double v) { return std::tan(v); }, -1, 1);
+  check_unary("tanh", [](const Tensor& x) { return tanh(x); }, [](double v) { return std::tanh(v); }, -3, 3);
+  check_unary("sigmoid", [](const Tensor& x) { return sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); }, -5, 5);
+  check_unary("gelu", [](const Tensor& x) { return gelu(x); },
+              [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }, -3, 3);
+  check_unary("reciprocal", [](const Tensor& x) { return reciprocal(x); }, [](double v) { return 1 / v; }, 0.5, 4);
+  check_unary("neg", [](const Tensor& x) { return -x; }, [](double v) { return -v; }, -3, 3);
+  check_unary("abs", [](const Tensor& x) { return abs(x); }, [](double v) { return std::abs(v); }, -3, 3);
+  check_unary("square", [](const Tensor& x) { return square(x); }, [](double v) { return v * v; }, -3, 3);
+  check_unary("relu", [](const Tensor& x) { return relu(x); }, [](double v) { return v < 0 ? 0 : v; }, -3, 3);
+  check_unary("floor", [](const Tensor& x) { return floor(x); }, [](double v) { return std::floor(v); }, -3, 3);
+  check_unary("ceil", [](const Tensor& x) { return ceil(x); }, [](double v) { return std::ceil(v); }, -3, 3);
+  check_unary("trunc", [](const Tensor& x) { return trunc(x); }, [](double v) { return std::trunc(v); }, -3, 3);
+  check_unary("sign", [](const Tensor& x) { return sign(x); }, [](double v) { return double((0 < v) - (v < 0)); }, -3, 3);
+  check_unary("clamp", [](const Tensor& x) { return clamp(x, -1, 0.5); },
+              [](double v) { return std::min(std::max(v, -1.0), 0.5); }, -3, 3);
 }
 
 TEST_CASE("elementwise: round is half to even and integer ops keep their dtype") {
@@ -138,24 +113,16 @@ TEST_CASE("elementwise: binary ops broadcast and match references") {
   };
   std::vector<Case> cases = {
       {"add", [](auto& a, auto& b) { return a + b; }, [](double x, double y) { return x + y; }},
-      {"add alpha", [](auto& a, auto& b) { return add(a, b, 2.5); },
-       [](double x, double y) { return x + 2.5 * y; }},
+      {"add alpha", [](auto& a, auto& b) { return add(a, b, 2.5); }, [](double x, double y) { return x + 2.5 * y; }},
       {"sub", [](auto& a, auto& b) { return a - b; }, [](double x, double y) { return x - y; }},
       {"mul", [](auto& a, auto& b) { return a * b; }, [](double x, double y) { return x * y; }},
       {"div", [](auto& a, auto& b) { return a / b; }, [](double x, double y) { return x / y; }},
-      {"maximum", [](auto& a, auto& b) { return maximum(a, b); },
-       [](double x, double y) { return std::max(x, y); }},
-      {"minimum", [](auto& a, auto& b) { return minimum(a, b); },
-       [](double x, double y) { return std::min(x, y); }},
-      {"atan2", [](auto& a, auto& b) { return atan2(a, b); },
-       [](double x, double y) { return std::atan2(x, y); }},
-      {"pow", [](auto& a, auto& b) { return pow(abs(a), b); },
-       [](double x, double y) { return std::pow(std::abs(x), y); }},
+      {"maximum", [](auto& a, auto& b) { return maximum(a, b); }, [](double x, double y) { return std::max(x, y); }},
+      {"minimum", [](auto& a, auto& b) { return minimum(a, b); }, [](double x, double y) { return std::min(x, y); }},
+      {"atan2", [](auto& a, auto& b) { return atan2(a, b); }, [](double x, double y) { return std::atan2(x, y); }},
+      {"pow", [](auto& a, auto& b) { return pow(abs(a), b); }, [](double x, double y) { return std::pow(std::abs(x), y); }},
       {"remainder", [](auto& a, auto& b) { return remainder(a, b); },
-       [](double x, double y) {
-         double r = std::fmod(x, y);
-         return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
-       }},
+       [](double x, double y) { double r = std::fmod(x, y); return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r; }},
   };
   for (ScalarType dt : {kFloat, kDouble}) {
     Tensor a = (randn({4, 1, 6}, kDouble) * 3).to(dt);
@@ -343,8 +310,7 @@ TEST_CASE("elementwise: errors are typed, say what was received, and change noth
   CHECK_THROWS_AS(a + b, InvalidArgument);
   CHECK_THROWS_WITH(a + b, Catch::Contains("size of tensor a (3) must match the size of tensor b (2)"));
   Tensor i = tensor({1, 2});
-  CHECK_THROWS_WITH(i.add_(1.5),
-                    Catch::Contains("result type float32 can't be cast to the desired output type int64"));
+  CHECK_THROWS_WITH(i.add_(1.5), Catch::Contains("result type float32 can't be cast to the desired output type int64"));
   CHECK(dvalues(i) == std::vector<double>{1, 2});
   Tensor small = ones({3});
   CHECK_THROWS_WITH(small.add_(ones({2, 3})), Catch::Contains("doesn't match the broadcast shape"));
@@ -407,10 +373,10 @@ TEST_CASE("elementwise: large tensors take the parallel path with the same resul
   add_out(z, c, d);
   auto cv = dvalues(c), dv = dvalues(d), zv = dvalues(z);
   auto same_at = [&](size_t i) { return zv[i] == float(cv[i] + dv[i]); };
-  for (size_t i = 0; i < 64; ++i) REQUIRE(same_at(i));  // the unaligned head
+  for (size_t i = 0; i < 64; ++i) REQUIRE(same_at(i));                        // the unaligned head
   for (size_t i = 64; i < zv.size(); i += 4099) REQUIRE(same_at(i));
-  for (size_t i = zv.size() - 64; i < zv.size(); ++i) REQUIRE(same_at(i));  // the last chunk's tail
-  CHECK(buf.index({0}).item<float>() == 0.0f);                              // nothing written before the view
+  for (size_t i = zv.size() - 64; i < zv.size(); ++i) REQUIRE(same_at(i));    // the last chunk's tail
+  CHECK(buf.index({0}).item<float>() == 0.0f);  // nothing written before the view
   Tensor big = rand({512, 2048});
   Tensor s = big.t() * 2;
   CHECK(s.sizes() == std::vector<int64_t>{2048, 512});
@@ -451,8 +417,7 @@ TEST_CASE("elementwise: a NaN clamp bound gives NaN; maximum and minimum propaga
   for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
     INFO(name(dt));
     Tensor x = tensor({-20.0, 0.0, 5.0, double(NAN), double(INFINITY)}).to(dt);
-    for (const Tensor& r : {clamp_max(x, NAN), clamp_min(x, NAN), clamp(x, -10, NAN), clamp(x, NAN, 10),
-                            x.clone().clamp_(NAN)}) {
+    for (const Tensor& r : {clamp_max(x, NAN), clamp_min(x, NAN), clamp(x, -10, NAN), clamp(x, NAN, 10), x.clone().clamp_(NAN)}) {
       CHECK(r.dtype() == dt);
       for (double v : dvalues(r)) CHECK(std::isnan(v));
     }
@@ -461,8 +426,7 @@ TEST_CASE("elementwise: a NaN clamp bound gives NaN; maximum and minimum propaga
     CHECK(c[2] == 5);
     CHECK(std::isnan(c[3]));  // a NaN element stays NaN
     CHECK(c[4] == 10);
-    CHECK(dvalues(clamp(x.slice(0, 0, 3), 10, -10)) ==
-          std::vector<double>{-10, -10, -10});  // min > max: max wins
+    CHECK(dvalues(clamp(x.slice(0, 0, 3), 10, -10)) == std::vector<double>{-10, -10, -10});  // min > max: max wins
     Tensor y = tensor({double(NAN), 1.0, 3.0, 2.0, double(NAN)}).to(dt);
     auto mx = dvalues(maximum(x, y)), mn = dvalues(minimum(x, y));
     CHECK((std::isnan(mx[0]) && mx[1] == 1 && mx[2] == 5 && std::isnan(mx[3]) && std::isnan(mx[4])));
@@ -521,8 +485,7 @@ TEST_CASE("elementwise: out= ops resize an output with no elements, and reject o
   CHECK(i.sizes() == std::vector<int64_t>{0});
   // A non-empty output of another shape is an error, not a resize.
   Tensor wrong = zeros({2});
-  CHECK_THROWS_WITH(add_out(wrong, a, a),
-                    Catch::Contains("output with shape [2] doesn't match the broadcast shape [3]"));
+  CHECK_THROWS_WITH(add_out(wrong, a, a), Catch::Contains("output with shape [2] doesn't match the broadcast shape [3]"));
   CHECK(wrong.sizes() == std::vector<int64_t>{2});
   // In-place ops never resize.
   Tensor empty_self = zeros({0});

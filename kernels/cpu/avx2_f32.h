@@ -1,34 +1,25 @@
 #pragma once
-// Small contiguous float32 binary ops compiled a second time for AVX2 and chosen at run
-// time: ember is built for baseline x86-64 (SSE2), where a 1000-element add spends
-// twice the instructions it needs. Larger ops are memory-bound and take the other paths.
+// Contiguous float32 binary ops compiled a second time for AVX2 and chosen at run time:
+// ember is built for baseline x86-64 (SSE2), where a 1000-element add spends twice the
+// instructions it needs. Outputs past the streaming-store size take streaming_f32.h.
 
 #include <cstdint>
 
+#include "cpu/avx2_rows_f32.h"
 #include "cpu/cpu_loops.h"
 #include "ember/kernel_args.h"
 
 namespace ember::detail {
 
-#if defined(__x86_64__) && defined(__GNUC__)
-inline bool cpu_has_avx2() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return has;
-}
-
+#if defined(EMBER_AVX2_ROWS)
 template <class F>
-__attribute__((target("avx2"))) void avx2_binary_loop(float* __restrict out, const float* x, const float* y,
-                                                      int64_t n, F f) {
+EMBER_TARGET_AVX2 void avx2_binary_loop(float* __restrict out, const float* x, const float* y, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
 }
 
 /// The same with y one element (a Scalar or a broadcast one-element tensor).
 template <class F>
-__attribute__((target("avx2"))) void avx2_binary_scalar_loop(float* __restrict out, const float* x, float y,
-                                                             int64_t n, F f) {
+EMBER_TARGET_AVX2 void avx2_binary_scalar_loop(float* __restrict out, const float* x, float y, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y);
 }
 
@@ -37,26 +28,21 @@ __attribute__((target("avx2"))) void avx2_binary_scalar_loop(float* __restrict o
 /// do not qualify.
 template <class F>
 bool try_avx2_binary_f32(const ElementwiseArgs& a, int64_t max_numel, F f) {
-  if (!a.contiguous || a.ninputs != 2 || a.strides[1][0] != 1 ||
-      (a.strides[2][0] != 1 && a.strides[2][0] != 0) || a.numel >= max_numel || a.numel < 16 ||
-      !cpu_has_avx2())
+  if (!a.contiguous || a.ninputs != 2 || a.strides[1][0] != 1 || (a.strides[2][0] != 1 && a.strides[2][0] != 0) ||
+      a.numel >= max_numel || a.numel < 16 || !cpu_has_avx2_fma())
     return false;
   const float* x = reinterpret_cast<const float*>(a.data[1]);
   const float* y = reinterpret_cast<const float*>(a.data[2]);
   float* out = reinterpret_cast<float*>(a.data[0]);
-  if (a.strides[2][0] == 0) {  // x op scalar
+  // In-place ops alias out with an input exactly; partial overlap is not produced here.
+  if (a.strides[2][0] == 0) {
     const float yv = y[0];
     parallel_for(a.numel, kParallelGrain,
                  [&](int64_t b, int64_t e) { avx2_binary_scalar_loop(out + b, x + b, yv, e - b, f); });
-    return true;
+  } else {
+    parallel_for(a.numel, kParallelGrain,
+                 [&](int64_t b, int64_t e) { avx2_binary_loop(out + b, x + b, y + b, e - b, f); });
   }
-  // In-place ops alias out with an input exactly; partial overlap is not produced here.
-  if (a.numel <= kParallelGrain) {
-    avx2_binary_loop(out, x, y, a.numel, f);
-    return true;
-  }
-  parallel_for(a.numel, kParallelGrain,
-               [&](int64_t b, int64_t e) { avx2_binary_loop(out + b, x + b, y + b, e - b, f); });
   return true;
 }
 #else

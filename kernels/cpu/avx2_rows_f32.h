@@ -1,8 +1,8 @@
 #pragma once
 // Float32 loops over contiguous runs with AVX2 and FMA, chosen at run time (ember is
-// built for baseline x86-64): the sum and extremes of a run, exp and sigmoid, and
-// softmax / log_softmax of a row. Callers test cpu_has_avx2_fma() first; other CPUs
-// (and other compilers) keep the portable loops.
+// built for baseline x86-64): the sum and extremes of a run, exp, sigmoid, tanh, sqrt and
+// relu, and softmax / log_softmax of a row. Callers (avx2_f32.h too) test
+// cpu_has_avx2_fma() first; other CPUs and compilers keep the portable loops.
 
 #include <cmath>
 #include <cstdint>

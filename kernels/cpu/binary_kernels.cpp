@@ -3,12 +3,12 @@
 #include <atomic>
 #include <cmath>
 
+#include "cpu/cpu_loops.h"
+#include "cpu/avx2_f32.h"
+#include "cpu/streaming_f32.h"
 #include "core/dtype_dispatch.h"
 #include "core/isclose_rule.h"
-#include "cpu/avx2_f32.h"
-#include "cpu/cpu_loops.h"
 #include "cpu/register_cpu.h"
-#include "cpu/streaming_f32.h"
 
 namespace ember::detail {
 
@@ -45,22 +45,17 @@ void add_sub_kernel(const ElementwiseArgs& a) {
       }
 #if defined(__SSE2__)
       if constexpr (std::is_same_v<T, float>) {
-        if (alpha == 1.0f && try_streaming_binary_f32(
-                                 a, [](__m128 x, __m128 y) { return _mm_add_ps(x, y); },
-                                 [](float x, float y) { return x + y; }))
+        if (alpha == 1.0f && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_add_ps(x, y); },
+                                                      [](float x, float y) { return x + y; }))
           return;
-        if (alpha == -1.0f && try_streaming_binary_f32(
-                                  a, [](__m128 x, __m128 y) { return _mm_sub_ps(x, y); },
-                                  [](float x, float y) { return x - y; }))
+        if (alpha == -1.0f && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_sub_ps(x, y); },
+                                                       [](float x, float y) { return x - y; }))
           return;
       }
 #endif
-      if (alpha == M(1))
-        elementwise_kernel<T, T, T>(a, [](M x, M y) -> M { return x + y; });
-      else if (alpha == M(-1))
-        elementwise_kernel<T, T, T>(a, [](M x, M y) -> M { return x - y; });
-      else
-        elementwise_kernel<T, T, T>(a, [alpha](M x, M y) -> M { return x + alpha * y; });
+      if (alpha == M(1)) elementwise_kernel<T, T, T>(a, [](M x, M y) -> M { return x + y; });
+      else if (alpha == M(-1)) elementwise_kernel<T, T, T>(a, [](M x, M y) -> M { return x - y; });
+      else elementwise_kernel<T, T, T>(a, [alpha](M x, M y) -> M { return x + alpha * y; });
     }
   });
 }
@@ -68,16 +63,13 @@ void add_sub_kernel(const ElementwiseArgs& a) {
 void mul_kernel(const ElementwiseArgs& a) {
   if (a.dtype == kFloat && try_avx2_binary_f32(a, kCachedF32, [](float x, float y) { return x * y; })) return;
 #if defined(__SSE2__)
-  if (a.dtype == kFloat &&
-      try_streaming_binary_f32(
-          a, [](__m128 x, __m128 y) { return _mm_mul_ps(x, y); }, [](float x, float y) { return x * y; }))
+  if (a.dtype == kFloat && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_mul_ps(x, y); },
+                                                    [](float x, float y) { return x * y; }))
     return;
 #endif
   same_type_binary(a, [](auto x, auto y) {
-    if constexpr (std::is_same_v<decltype(x), bool>)
-      return bool(x && y);
-    else
-      return decltype(x)(x * y);
+    if constexpr (std::is_same_v<decltype(x), bool>) return bool(x && y);
+    else return decltype(x)(x * y);
   });
 }
 
@@ -134,12 +126,9 @@ M int_pow(M base, M exp) {
 void pow_kernel(const ElementwiseArgs& a) {
   same_type_binary(a, [](auto x, auto y) {
     using M = decltype(x);
-    if constexpr (std::is_floating_point_v<M>)
-      return M(std::pow(x, y));
-    else if constexpr (std::is_same_v<M, bool>)
-      return bool(x || !y);
-    else
-      return int_pow<M>(x, y);
+    if constexpr (std::is_floating_point_v<M>) return M(std::pow(x, y));
+    else if constexpr (std::is_same_v<M, bool>) return bool(x || !y);
+    else return int_pow<M>(x, y);
   });
 }
 
@@ -175,24 +164,12 @@ void bool_binary(const ElementwiseArgs& a, F f) {
     elementwise_kernel<bool, T, T>(a, [&](M x, M y) -> bool { return f(x, y); });
   });
 }
-void eq_kernel(const ElementwiseArgs& a) {
-  bool_binary(a, [](auto x, auto y) { return x == y; });
-}
-void ne_kernel(const ElementwiseArgs& a) {
-  bool_binary(a, [](auto x, auto y) { return x != y; });
-}
-void lt_kernel(const ElementwiseArgs& a) {
-  bool_binary(a, [](auto x, auto y) { return x < y; });
-}
-void le_kernel(const ElementwiseArgs& a) {
-  bool_binary(a, [](auto x, auto y) { return x <= y; });
-}
-void gt_kernel(const ElementwiseArgs& a) {
-  bool_binary(a, [](auto x, auto y) { return x > y; });
-}
-void ge_kernel(const ElementwiseArgs& a) {
-  bool_binary(a, [](auto x, auto y) { return x >= y; });
-}
+void eq_kernel(const ElementwiseArgs& a) { bool_binary(a, [](auto x, auto y) { return x == y; }); }
+void ne_kernel(const ElementwiseArgs& a) { bool_binary(a, [](auto x, auto y) { return x != y; }); }
+void lt_kernel(const ElementwiseArgs& a) { bool_binary(a, [](auto x, auto y) { return x < y; }); }
+void le_kernel(const ElementwiseArgs& a) { bool_binary(a, [](auto x, auto y) { return x <= y; }); }
+void gt_kernel(const ElementwiseArgs& a) { bool_binary(a, [](auto x, auto y) { return x > y; }); }
+void ge_kernel(const ElementwiseArgs& a) { bool_binary(a, [](auto x, auto y) { return x >= y; }); }
 void logical_and_kernel(const ElementwiseArgs& a) {
   bool_binary(a, [](auto x, auto y) { return (x != decltype(x)(0)) && (y != decltype(y)(0)); });
 }

@@ -159,14 +159,10 @@ void cumsum_kernel(const DimArgs& a) {
         const T* x = in + base + j * inner;
         T* y = out + base + j * inner;
         for (int64_t i = 0; i < len; ++i) {
-          if constexpr (std::is_floating_point_v<M>)
-            acc[i] += double(M(x[i]));
-          else
-            acc[i] += uint64_t(int64_t(x[i]));
-          if constexpr (std::is_floating_point_v<M>)
-            y[i] = cast_to<T>(acc[i]);
-          else
-            y[i] = cast_to<T>(int64_t(acc[i]));
+          if constexpr (std::is_floating_point_v<M>) acc[i] += double(M(x[i]));
+          else acc[i] += uint64_t(int64_t(x[i]));
+          if constexpr (std::is_floating_point_v<M>) y[i] = cast_to<T>(acc[i]);
+          else y[i] = cast_to<T>(int64_t(acc[i]));
         }
       }
     });

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <type_traits>
 
-#include "core/dtype_dispatch.h"
 #include "cpu/cpu_loops.h"
+#include "core/dtype_dispatch.h"
 #include "cpu/register_cpu.h"
 #include "ember/detail_random.h"
 
@@ -31,12 +31,9 @@ void fill_kernel(const ElementwiseArgs& a) {
     using T = typename decltype(tag)::type;
     T v;
     // Bool from the double (param.f is always set): full(..., 0.5, kBool) is true.
-    if constexpr (std::is_same_v<T, bool>)
-      v = a.param[0].f != 0;
-    else if constexpr (std::is_floating_point_v<opmath_t<T>>)
-      v = T(opmath_t<T>(a.param[0].f));
-    else
-      v = cast_to<T>(a.param[0].i);
+    if constexpr (std::is_same_v<T, bool>) v = a.param[0].f != 0;
+    else if constexpr (std::is_floating_point_v<opmath_t<T>>) v = T(opmath_t<T>(a.param[0].f));
+    else v = cast_to<T>(a.param[0].i);
     elementwise_kernel<T>(a, [v]() { return v; });
   });
 }
@@ -58,8 +55,7 @@ void arange_kernel(const ElementwiseArgs& a) {
     } else {
       const int64_t start = a.param[0].i, step = a.param[1].i;
       // In uint64, where wrapping is defined: i * step may overflow though the value fits.
-      indexed_fill<T>(
-          a, [=](int64_t i) { return cast_to<T>(int64_t(uint64_t(start) + uint64_t(i) * uint64_t(step))); });
+      indexed_fill<T>(a, [=](int64_t i) { return cast_to<T>(int64_t(uint64_t(start) + uint64_t(i) * uint64_t(step))); });
     }
   });
 }
@@ -103,11 +99,22 @@ void randint_kernel(const ElementwiseArgs& a) {
 // A copy whose input walks the output's inner dim with a large step and its next dim
 // with step 1 (x.t().contiguous(), a permute): the row-by-row walk touches a new cache
 // line per element, so the copy goes tile by tile, each tile's lines reused while in cache.
+// Tiles are 8 x 64: 8 input lines and 64 output rows in flight, within L1's ways even when
+// both steps are 4 KiB (power-of-two matrices map every row to one cache set).
+constexpr int64_t kTile0 = 8, kTile1 = 64;
+
+// One tile: out[i1 * os1 + i0] = in[i0 * is0 + i1] for i0 in [b0, e0), i1 in [b1, e1).
+template <class T>
+void copy_tile(T* out, const T* in, int64_t os1, int64_t is0, int64_t b0, int64_t e0, int64_t b1, int64_t e1) {
+  for (int64_t i1 = b1; i1 < e1; ++i1) {
+    T* dst = out + i1 * os1;
+    const T* src = in + i1;
+    for (int64_t i0 = b0; i0 < e0; ++i0) dst[i0] = src[i0 * is0];
+  }
+}
+
 template <class T>
 bool try_tiled_transpose_copy(const ElementwiseArgs& a) {
-  // Tiles of 8 x 64: 8 input lines and 64 output rows in flight, within L1's ways even
-  // when both steps are 4 KiB (power-of-two matrices map every row to one cache set).
-  constexpr int64_t kTile0 = 8, kTile1 = 64;
   if (a.ndim < 2 || a.ninputs != 1 || a.strides[0][0] != 1 || a.strides[1][1] != 1 || a.strides[1][0] < 16 ||
       a.sizes[0] < kTile0 || a.sizes[1] < 16)
     return false;
@@ -116,25 +123,20 @@ bool try_tiled_transpose_copy(const ElementwiseArgs& a) {
   const int64_t planes = a.numel / (n0 * n1);
   T* out = reinterpret_cast<T*>(a.data[0]);
   const T* in = reinterpret_cast<const T*>(a.data[1]);
-  parallel_for(planes * per_plane, std::max<int64_t>(1, kParallelGrain / (kTile0 * kTile1)),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t it = b; it < e; ++it) {
-                   int64_t rem = it / per_plane, o_off = 0, i_off = 0;
-                   for (int d = 2; d < a.ndim; ++d) {  // the plane's offsets over the outer dims
-                     const int64_t idx = rem % a.sizes[d];
-                     rem /= a.sizes[d];
-                     o_off += idx * a.strides[0][d];
-                     i_off += idx * a.strides[1][d];
-                   }
-                   const int64_t b0 = (it % per_plane) % t0 * kTile0, b1 = (it % per_plane) / t0 * kTile1;
-                   const int64_t e0 = std::min(n0, b0 + kTile0), e1 = std::min(n1, b1 + kTile1);
-                   for (int64_t i1 = b1; i1 < e1; ++i1) {
-                     T* dst = out + o_off + i1 * os1;
-                     const T* src = in + i_off + i1;
-                     for (int64_t i0 = b0; i0 < e0; ++i0) dst[i0] = src[i0 * is0];
-                   }
-                 }
-               });
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / (kTile0 * kTile1));
+  parallel_for(planes * per_plane, grain, [&](int64_t b, int64_t e) {
+    for (int64_t it = b; it < e; ++it) {
+      int64_t rem = it / per_plane, o_off = 0, i_off = 0;
+      for (int d = 2; d < a.ndim; ++d) {  // the plane's offsets over the outer dims
+        const int64_t idx = rem % a.sizes[d];
+        rem /= a.sizes[d];
+        o_off += idx * a.strides[0][d];
+        i_off += idx * a.strides[1][d];
+      }
+      const int64_t b0 = (it % per_plane) % t0 * kTile0, b1 = (it % per_plane) / t0 * kTile1;
+      copy_tile(out + o_off, in + i_off, os1, is0, b0, std::min(n0, b0 + kTile0), b1, std::min(n1, b1 + kTile1));
+    }
+  });
   return true;
 }
 

@@ -30,10 +30,8 @@ struct SumReducer {
   int64_t count = 1;
   Acc init() const { return 0; }
   static Acc widen(T x) {
-    if constexpr (kIsFloat<T>)
-      return double(M_t<T>(x));
-    else
-      return uint64_t(int64_t(x));
+    if constexpr (kIsFloat<T>) return double(M_t<T>(x));
+    else return uint64_t(int64_t(x));
   }
   void row(Acc& acc, const T* p, int64_t n, int64_t s, int64_t) const {
     Acc t = 0;
@@ -55,10 +53,8 @@ struct SumReducer {
   }
   void merge(Acc& a, const Acc& b) const { a += b; }
   auto project(const Acc& a) const {
-    if constexpr (kIsFloat<T>)
-      return mean ? a / double(count) : a;
-    else
-      return int64_t(a);
+    if constexpr (kIsFloat<T>) return mean ? a / double(count) : a;
+    else return int64_t(a);
   }
   int64_t index(const Acc&) const { return 0; }
 };
@@ -72,10 +68,8 @@ struct ProdReducer {
   }
   void merge(Acc& a, const Acc& b) const { a *= b; }
   auto project(const Acc& a) const {
-    if constexpr (kIsFloat<T>)
-      return a;
-    else
-      return int64_t(a);
+    if constexpr (kIsFloat<T>) return a;
+    else return int64_t(a);
   }
   int64_t index(const Acc&) const { return 0; }
 };
@@ -242,32 +236,22 @@ struct NormReducer {
     double t = 0;
     for (int64_t i = 0; i < n; ++i) {
       const double x = std::abs(double(M_t<T>(q[i * s])));
-      if constexpr (kKind == NormKind::Zero)
-        t += x != 0 ? 1.0 : 0.0;
-      else if constexpr (kKind == NormKind::One)
-        t += x;
-      else if constexpr (kKind == NormKind::Two)
-        t += x * x;
-      else if constexpr (kKind == NormKind::General)
-        t += std::pow(x, p);
-      else
-        extreme(acc.v, x);
+      if constexpr (kKind == NormKind::Zero) t += x != 0 ? 1.0 : 0.0;
+      else if constexpr (kKind == NormKind::One) t += x;
+      else if constexpr (kKind == NormKind::Two) t += x * x;
+      else if constexpr (kKind == NormKind::General) t += std::pow(x, p);
+      else extreme(acc.v, x);
     }
     if constexpr (kKind != NormKind::Inf && kKind != NormKind::NegInf) acc.v += t;
   }
   void merge(Acc& a, const Acc& b) const {
-    if constexpr (kKind == NormKind::Inf || kKind == NormKind::NegInf)
-      extreme(a.v, b.v);
-    else
-      a.v += b.v;
+    if constexpr (kKind == NormKind::Inf || kKind == NormKind::NegInf) extreme(a.v, b.v);
+    else a.v += b.v;
   }
   double project(const Acc& a) const {
-    if constexpr (kKind == NormKind::Two)
-      return std::sqrt(a.v);
-    else if constexpr (kKind == NormKind::General)
-      return std::pow(a.v, 1.0 / p);
-    else
-      return a.v;
+    if constexpr (kKind == NormKind::Two) return std::sqrt(a.v);
+    else if constexpr (kKind == NormKind::General) return std::pow(a.v, 1.0 / p);
+    else return a.v;
   }
   int64_t index(const Acc&) const { return 0; }
 };
@@ -334,8 +318,13 @@ bool outer_sum(const ReduceArgs& a, bool mean) {
   const T* in = reinterpret_cast<const T*>(a.in);
   const int64_t out_esz = int64_t(element_size(a.out_dtype));
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / (n_red * std::min(inner, kLanes)));
-  const bool avx2 = cpu_has_avx2_fma();
-  (void)avx2;  // used by the float32 instantiation on x86-64 only
+  // Float32 with AVX2 adds rows in pairs in float first (half the conversions to double),
+  // then redoes in double any output that a pair overflowed.
+#if defined(EMBER_AVX2_ROWS)
+  const bool pairs = std::is_same_v<T, float> && cpu_has_avx2_fma();
+#else
+  constexpr bool pairs = false;
+#endif
   parallel_for(groups * nblk, grain, [&](int64_t b, int64_t e) {
     Acc acc[kLanes];
     for (int64_t it = b; it < e; ++it) {
@@ -346,33 +335,28 @@ bool outer_sum(const ReduceArgs& a, bool mean) {
       for (int64_t i = 0; i < len; ++i) acc[i] = 0;
       int64_t r = 0;
 #if defined(EMBER_AVX2_ROWS)
-      if constexpr (std::is_same_v<T, float>) {
-        if (avx2) {
+      if constexpr (std::is_same_v<T, float>)
+        if (pairs)
           for (; r + 2 <= n_red; r += 2) accumulate2_f32_avx2(acc, base + r * rs, base + (r + 1) * rs, len);
-          for (; r < n_red; ++r)
-            for (int64_t i = 0; i < len; ++i) acc[i] += double(base[r * rs + i]);
-          for (int64_t i = 0; i < len; ++i)
-            if (!std::isfinite(acc[i])) {  // a pair may have overflowed float: redo it in double
-              acc[i] = 0;
-              for (int64_t q = 0; q < n_red; ++q) acc[i] += double(base[q * rs + i]);
-            }
-        }
-      }
 #endif
       for (; r < n_red; ++r) {
         const T* x = base + r * rs;
 #pragma omp simd
         for (int64_t i = 0; i < len; ++i) acc[i] += SumReducer<T>::widen(x[i]);
       }
+      if (pairs)
+        for (int64_t i = 0; i < len; ++i)
+          if (!std::isfinite(double(acc[i]))) {
+            acc[i] = 0;
+            for (int64_t q = 0; q < n_red; ++q) acc[i] += SumReducer<T>::widen(base[q * rs + i]);
+          }
       char* out = a.out + (out_off + lb) * out_esz;
       dispatch_dtype(a.out_dtype, [&](auto otag) {
         using O = typename decltype(otag)::type;
         O* o = reinterpret_cast<O*>(out);
         for (int64_t i = 0; i < len; ++i) {
-          if constexpr (kIsFloat<T>)
-            o[i] = cast_to<O>(mean ? acc[i] / double(n_red) : acc[i]);
-          else
-            o[i] = cast_to<O>(int64_t(acc[i]));
+          if constexpr (kIsFloat<T>) o[i] = cast_to<O>(mean ? acc[i] / double(n_red) : acc[i]);
+          else o[i] = cast_to<O>(int64_t(acc[i]));
         }
       });
     }
@@ -380,34 +364,8 @@ bool outer_sum(const ReduceArgs& a, bool mean) {
   return true;
 }
 
-// Float32 sums of many contiguous rows (x.sum(-1)): one AVX2 row sum per output, without
-// the driver's per-output walk, which costs as much as a 1024-element row.
-bool row_sums_f32(const ReduceArgs& a, bool mean) {
-#if defined(EMBER_AVX2_ROWS)
-  if (a.in_dtype != kFloat || a.out_dtype != kFloat || a.nkept != 1 || a.nreduced != 1 ||
-      a.reduced_in_strides[0] != 1 || a.num_outputs < 4 * int64_t(omp_get_max_threads()) ||
-      !cpu_has_avx2_fma())
-    return false;
-  const float* in = reinterpret_cast<const float*>(a.in);
-  float* out = reinterpret_cast<float*>(a.out);
-  const int64_t n = a.reduce_size, is = a.kept_in_strides[0], os = a.kept_out_strides[0];
-  const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n));
-  parallel_for(a.num_outputs, grain, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) {
-      const double t = sum_f32_avx2(in + k * is, n);
-      out[k * os] = float(mean ? t / double(n) : t);
-    }
-  });
-  return true;
-#else
-  (void)a, (void)mean;
-  return false;
-#endif
-}
-
 // ---- kernels
 void sum_kernel(const ReduceArgs& a) {
-  if (row_sums_f32(a, a.param[0].i != 0)) return;
   dispatch_dtype(a.in_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     SumReducer<T> r;
@@ -451,18 +409,12 @@ void norm_kernel(const ReduceArgs& a) {
   const double p = a.param[0].f;
   dispatch_floating(a.in_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (p == 0)
-      reduce_driver<T>(a, NormReducer<T, NormKind::Zero>{p});
-    else if (p == 1)
-      reduce_driver<T>(a, NormReducer<T, NormKind::One>{p});
-    else if (p == 2)
-      reduce_driver<T>(a, NormReducer<T, NormKind::Two>{p});
-    else if (std::isinf(p) && p > 0)
-      reduce_driver<T>(a, NormReducer<T, NormKind::Inf>{p});
-    else if (std::isinf(p))
-      reduce_driver<T>(a, NormReducer<T, NormKind::NegInf>{p});
-    else
-      reduce_driver<T>(a, NormReducer<T, NormKind::General>{p});
+    if (p == 0) reduce_driver<T>(a, NormReducer<T, NormKind::Zero>{p});
+    else if (p == 1) reduce_driver<T>(a, NormReducer<T, NormKind::One>{p});
+    else if (p == 2) reduce_driver<T>(a, NormReducer<T, NormKind::Two>{p});
+    else if (std::isinf(p) && p > 0) reduce_driver<T>(a, NormReducer<T, NormKind::Inf>{p});
+    else if (std::isinf(p)) reduce_driver<T>(a, NormReducer<T, NormKind::NegInf>{p});
+    else reduce_driver<T>(a, NormReducer<T, NormKind::General>{p});
   });
 }
 void logsumexp_kernel(const ReduceArgs& a) {

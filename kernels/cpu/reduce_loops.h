@@ -81,6 +81,17 @@ void reduce_driver(const ReduceArgs& a, const R& r) {
                              nthreads > 1 && !omp_in_parallel();
   if (!split_reduced) {
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n_red));
+    if (a.nkept == 1 && a.nreduced == 1) {  // rows (x.sum(-1), x.amax(0)): no index arithmetic
+      const int64_t kis = a.kept_in_strides[0], kos = a.kept_out_strides[0], s0 = a.reduced_in_strides[0];
+      parallel_for(n_out, grain, [&](int64_t kb, int64_t ke) {
+        for (int64_t k = kb; k < ke; ++k) {
+          Acc acc = r.init();
+          r.row(acc, in + k * kis, n_red, s0, 0);
+          finish(k * kos, acc);
+        }
+      });
+      return;
+    }
     parallel_for(n_out, grain, [&](int64_t kb, int64_t ke) {
       for (int64_t k = kb; k < ke; ++k) {
         int64_t in_off, out_off;

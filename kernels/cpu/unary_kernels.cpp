@@ -2,9 +2,9 @@
 // opmath_t (float for Half / BFloat16).
 #include <cmath>
 
-#include "core/dtype_dispatch.h"
-#include "cpu/avx2_rows_f32.h"
 #include "cpu/cpu_loops.h"
+#include "cpu/avx2_rows_f32.h"
+#include "core/dtype_dispatch.h"
 #include "cpu/register_cpu.h"
 
 namespace ember::detail {
@@ -20,13 +20,13 @@ void floating_unary(const ElementwiseArgs& a, F f) {
   });
 }
 
-#define EMBER_FLOAT_UNARY(fn_name, expr)          \
-  void fn_name(const ElementwiseArgs& a) {        \
-    floating_unary(a, [](auto x) -> decltype(x) { \
-      using M = decltype(x);                      \
-      (void)sizeof(M);                            \
-      return expr;                                \
-    });                                           \
+#define EMBER_FLOAT_UNARY(fn_name, expr)                                  \
+  void fn_name(const ElementwiseArgs& a) {                                \
+    floating_unary(a, [](auto x) -> decltype(x) {                         \
+      using M = decltype(x);                                              \
+      (void)sizeof(M);                                                    \
+      return expr;                                                        \
+    });                                                                   \
   }
 
 EMBER_FLOAT_UNARY(exp_portable, std::exp(x))
@@ -44,8 +44,8 @@ EMBER_FLOAT_UNARY(gelu_kernel, M(0.5) * x * (M(1) + std::erf(x * M(0.70710678118
 EMBER_FLOAT_UNARY(reciprocal_kernel, M(1) / x)
 #undef EMBER_FLOAT_UNARY
 
-// Dense float32 exp, sigmoid, tanh, sqrt and relu take the AVX2 loops (Note [Vector exp]) when the CPU has
-// them.
+// Dense float32 exp, sigmoid, tanh, sqrt and relu take the AVX2 loops (Note [Vector exp])
+// when the CPU has them.
 template <class Op>
 bool try_avx2_unary_f32(const ElementwiseArgs& a) {
 #if defined(EMBER_AVX2_ROWS)
@@ -91,19 +91,15 @@ void neg_kernel(const ElementwiseArgs& a) {
 void abs_kernel(const ElementwiseArgs& a) {
   same_type_unary(a, [](auto x) {
     using M = decltype(x);
-    if constexpr (std::is_unsigned_v<M>)
-      return x;
-    else
-      return M(x < M(0) ? -x : x);
+    if constexpr (std::is_unsigned_v<M>) return x;
+    else return M(x < M(0) ? -x : x);
   });
 }
 void sign_kernel(const ElementwiseArgs& a) {
   same_type_unary(a, [](auto x) {
     using M = decltype(x);
-    if constexpr (std::is_same_v<M, bool>)
-      return x;
-    else
-      return M(int(M(0) < x) - int(x < M(0)));
+    if constexpr (std::is_same_v<M, bool>) return x;
+    else return M(int(M(0) < x) - int(x < M(0)));
   });
 }
 void square_kernel(const ElementwiseArgs& a) {
@@ -120,24 +116,14 @@ template <class F>
 void rounding_unary(const ElementwiseArgs& a, F f) {
   same_type_unary(a, [&](auto x) {
     using M = decltype(x);
-    if constexpr (std::is_floating_point_v<M>)
-      return M(f(x));
-    else
-      return x;  // integers are already whole
+    if constexpr (std::is_floating_point_v<M>) return M(f(x));
+    else return x;  // integers are already whole
   });
 }
-void floor_kernel(const ElementwiseArgs& a) {
-  rounding_unary(a, [](auto x) { return std::floor(x); });
-}
-void ceil_kernel(const ElementwiseArgs& a) {
-  rounding_unary(a, [](auto x) { return std::ceil(x); });
-}
-void round_kernel(const ElementwiseArgs& a) {
-  rounding_unary(a, [](auto x) { return std::nearbyint(x); });
-}
-void trunc_kernel(const ElementwiseArgs& a) {
-  rounding_unary(a, [](auto x) { return std::trunc(x); });
-}
+void floor_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::floor(x); }); }
+void ceil_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::ceil(x); }); }
+void round_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::nearbyint(x); }); }
+void trunc_kernel(const ElementwiseArgs& a) { rounding_unary(a, [](auto x) { return std::trunc(x); }); }
 
 void clamp_kernel(const ElementwiseArgs& a) {
   const bool has_lo = a.has_param[0], has_hi = a.has_param[1];
@@ -145,10 +131,8 @@ void clamp_kernel(const ElementwiseArgs& a) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
     auto pick = [](const KernelScalar& s) {
-      if constexpr (std::is_floating_point_v<M>)
-        return M(s.f);
-      else
-        return M(s.i);
+      if constexpr (std::is_floating_point_v<M>) return M(s.f);
+      else return M(s.i);
     };
     const M lo = pick(a.param[0]), hi = pick(a.param[1]);
     const bool nan_lo = has_lo && std::isnan(double(lo)), nan_hi = has_hi && std::isnan(double(hi));
@@ -171,18 +155,14 @@ void bool_unary(const ElementwiseArgs& a, F f) {
 }
 void isnan_kernel(const ElementwiseArgs& a) {
   bool_unary(a, [](auto x) {
-    if constexpr (std::is_floating_point_v<decltype(x)>)
-      return std::isnan(x);
-    else
-      return false;
+    if constexpr (std::is_floating_point_v<decltype(x)>) return std::isnan(x);
+    else return false;
   });
 }
 void isinf_kernel(const ElementwiseArgs& a) {
   bool_unary(a, [](auto x) {
-    if constexpr (std::is_floating_point_v<decltype(x)>)
-      return std::isinf(x);
-    else
-      return false;
+    if constexpr (std::is_floating_point_v<decltype(x)>) return std::isinf(x);
+    else return false;
   });
 }
 void logical_not_kernel(const ElementwiseArgs& a) {
