@@ -6,8 +6,10 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -25,6 +27,25 @@ inline std::vector<double> dvalues(const ember::Tensor& t) {
 inline uint64_t fresh_seed() {
   static std::random_device rd;
   return (uint64_t(rd()) << 32) | rd();
+}
+
+/// True when `c` and `reference`, two computations of the product a @ b (float32 or
+/// float64), agree within twice the classical GEMM bound: each entry of a computed
+/// product is within gamma_k * (|a| @ |b|) of the exact one, gamma_k = k u / (1 - k u).
+/// BLAS libraries block and order the k sums differently with the thread count and the
+/// instruction set, so products are never compared bit for bit.
+inline bool within_gemm_bound(const ember::Tensor& c, const ember::Tensor& reference, const ember::Tensor& a,
+                              const ember::Tensor& b) {
+  const double u = a.scalar_type() == ember::kDouble ? std::numeric_limits<double>::epsilon() / 2
+                                                     : std::numeric_limits<float>::epsilon() / 2;
+  const double k = double(a.size(-1));
+  const double gamma = k * u / (1 - k * u);
+  const std::vector<double> got = dvalues(c), want = dvalues(reference);
+  const std::vector<double> scale = dvalues(ember::matmul(a.to(ember::kDouble).abs(), b.to(ember::kDouble).abs()));
+  if (got.size() != want.size() || got.size() != scale.size()) return false;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(std::abs(got[i] - want[i]) <= 2 * gamma * scale[i])) return false;
+  return true;
 }
 
 /// Runs f and checks that it throws E with a message containing `text` (Catch's
