@@ -337,7 +337,8 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
           default: idx.emplace_back(indexing::Ellipsis), ++ellipses, desc += "... ";
         }
       }
-      valid = ellipses <= 1 && consumed <= n;
+      // An empty list is an error, as libtorch's "Passing an empty index list ... is not valid syntax".
+      valid = !idx.empty() && ellipses <= 1 && consumed <= n;
       // The reference walks the indices: each maps output dims onto input dims.
       Sizes out;
       std::vector<std::function<void(const Sizes&, size_t&, Sizes&)>> steps;  // (out idx, out pos, in idx)

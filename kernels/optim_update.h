@@ -37,6 +37,25 @@ struct AdamScalars {
         use_weight_decay(a.weight_decay != 0), decoupled(a.decoupled_weight_decay), amsgrad(a.amsgrad) {}
 };
 
+template <class M>
+struct RmspropScalars {
+  M weight_decay, alpha, one_minus_alpha, eps, momentum, neg_lr;
+  bool use_weight_decay, centered, use_momentum;
+  explicit RmspropScalars(const OptimArgs& a)
+      : weight_decay(M(a.weight_decay)), alpha(M(a.alpha)), one_minus_alpha(M(1 - a.alpha)), eps(M(a.eps)),
+        momentum(M(a.momentum)), neg_lr(M(-a.lr)), use_weight_decay(a.weight_decay != 0),
+        centered(a.centered), use_momentum(a.momentum > 0) {}
+};
+
+template <class M>
+struct AdagradScalars {
+  M weight_decay, eps, neg_clr;
+  bool use_weight_decay;
+  explicit AdagradScalars(const OptimArgs& a)
+      : weight_decay(M(a.weight_decay)), eps(M(a.eps)), neg_clr(M(-a.step_size)),
+        use_weight_decay(a.weight_decay != 0) {}
+};
+
 /// SGD on one element: p and the momentum buffer are updated in place (T storage, M math).
 template <class T, class M>
 EMBER_HOST_DEVICE inline void sgd_update(const SgdScalars<M>& s, T& p, T g_in, T& buf) {
@@ -72,6 +91,42 @@ EMBER_HOST_DEVICE inline void adam_update(const AdamScalars<M>& s, T& p, T g_in,
   }
   const M denom = optim_sqrt(vhat) / s.bc2_sqrt + s.eps;
   p = T(pv + s.neg_step_size * M(exp_avg) / denom);  // p.addcdiv_(exp_avg, denom, -step_size)
+}
+
+/// RMSprop on one element: p, square_avg (and momentum_buf, grad_avg when used) in place;
+/// a is alpha in the comments.
+template <class T, class M>
+EMBER_HOST_DEVICE inline void rmsprop_update(const RmspropScalars<M>& s, T& p, T g_in, T& square_avg, T* momentum_buf,
+                                             T* grad_avg) {
+  const M pv = M(p);
+  M g = M(g_in);
+  if (s.use_weight_decay) g = g + s.weight_decay * pv;                   // grad = grad.add(p, weight_decay)
+  square_avg = T(M(square_avg) * s.alpha + s.one_minus_alpha * g * g);  // square_avg.mul_(a).addcmul_(g, g, 1 - a)
+  M avg;
+  if (s.centered) {
+    *grad_avg = T(M(*grad_avg) * s.alpha + s.one_minus_alpha * g);  // grad_avg.mul_(a).add_(g, 1 - a)
+    const M ga = M(*grad_avg);
+    avg = optim_sqrt(M(square_avg) - ga * ga) + s.eps;  // square_avg.addcmul(ga, ga, -1).sqrt_().add_(eps)
+  } else {
+    avg = optim_sqrt(M(square_avg)) + s.eps;  // square_avg.sqrt().add_(eps)
+  }
+  if (s.use_momentum) {
+    *momentum_buf = T(M(*momentum_buf) * s.momentum + g / avg);  // buf.mul_(momentum).addcdiv_(g, avg)
+    p = T(pv + s.neg_lr * M(*momentum_buf));                      // p.add_(buf, -lr)
+  } else {
+    p = T(pv + s.neg_lr * g / avg);  // p.addcdiv_(g, avg, -lr)
+  }
+}
+
+/// Adagrad on one element: p and sum in place.
+template <class T, class M>
+EMBER_HOST_DEVICE inline void adagrad_update(const AdagradScalars<M>& s, T& p, T g_in, T& sum) {
+  const M pv = M(p);
+  M g = M(g_in);
+  if (s.use_weight_decay) g = g + s.weight_decay * pv;  // grad = grad.add(p, weight_decay)
+  sum = T(M(sum) + g * g);                              // sum.addcmul_(grad, grad, 1.0)
+  const M denom = optim_sqrt(M(sum)) + s.eps;           // std = sum.sqrt().add_(eps)
+  p = T(pv + s.neg_clr * g / denom);                    // p.addcdiv_(grad, std, -clr)
 }
 
 /// GradScaler's unscale of one element: whether it was inf or NaN, and g *= inv_scale.

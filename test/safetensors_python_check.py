@@ -3,6 +3,7 @@ with the `safetensors` and `numpy` packages, and writes files for ember to check
 
   check <file> <seed>   reads ember's file (numpy loader; BF16 through deserialize)
   write <dir> <seed>    writes python_numpy.safetensors and python_raw.safetensors
+  archive <file> <seed> reads an archive of torch::save (dotted names, typed metadata)
 """
 import sys
 
@@ -84,6 +85,25 @@ def write(directory, seed):
     print("python wrote", len(arrays) + 1, "tensors")
 
 
+def archive(path, seed):
+    """The archive test_safetensors_python.cpp writes through serialize::OutputArchive."""
+    with safetensors.safe_open(path, framework="numpy") as f:
+        meta = f.metadata()
+        arrays = {k: f.get_tensor(k) for k in f.keys()}
+    want = {"epoch": f"int64:{seed}", "lr": "float64:0.125", "note": "str:ember", "ok": "bool:true",
+            "model.1": "archive:"}
+    if meta != want:
+        fail(f"metadata {meta}")
+    if sorted(arrays) != ["model.0.bias", "model.0.weight"]:
+        fail(f"names {sorted(arrays)}")
+    w, b = arrays["model.0.weight"], arrays["model.0.bias"]
+    if w.dtype != np.float32 or w.tolist() != [[0, 1, 2], [3, 4, 5]]:
+        fail(f"model.0.weight: {w.dtype} {w.tolist()}")
+    if b.dtype != np.float64 or b.tolist() != [-1.5, 2.25]:
+        fail(f"model.0.bias: {b.dtype} {b.tolist()}")
+    print("python read ember's archive: dotted names and typed metadata")
+
+
 if __name__ == "__main__":
     cmd, target, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    check(target, seed) if cmd == "check" else write(target, seed)
+    {"check": check, "write": write, "archive": archive}[cmd](target, seed)

@@ -152,7 +152,8 @@ TEST_CASE("autocast: nn::Linear takes a low-type input against float32 weights; 
   CHECK(layer->weight.grad().dtype() == kFloat);
   CHECK(layer->bias.grad().dtype() == kFloat);
   CHECK_THROWS_MATCHES(layer->forward(x.to(kBFloat16)), InvalidArgument,
-                       Catch::Matchers::Message("linear: input (bfloat16) and weight (float32) must have the same dtype"));
+                       Catch::Matchers::Message("linear: expected scalar type BFloat16 but found Float (input and weight must have the "
+                                                "same dtype)"));
 }
 
 TEST_CASE("autocast: the low type must be Half or BFloat16") {

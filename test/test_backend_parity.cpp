@@ -126,17 +126,26 @@ std::vector<OpEntry> make_table() {
   // nullary
   set(Op::Fill, [](const Ctx& c) { return V{full({5, 33}, 3, c.opts()), zeros({7}, c.opts())}; });
   set(Op::Arange, [](const Ctx& c) { return V{arange(0, 100, 3, c.opts())}; });
+  // Random ops: the CPU draws libtorch's stream and accelerators a counter-based one, so
+  // the devices agree on what the draws satisfy (range, moments, a permutation), not on values.
   set(Op::Uniform, [](const Ctx& c) {
     manual_seed(parity_seed());
-    return V{rand({4097}, c.opts())};
+    Tensor r = rand({40000}, c.opts()).to(kDouble);
+    return V{r.ge(0).logical_and(r.lt(1)).all(), (r.mean() - 0.5).abs().lt(0.01)};
   });
   set(Op::Normal, [](const Ctx& c) {
     manual_seed(parity_seed());
-    return V{randn({4097}, c.opts())};
+    Tensor r = randn({40000}, c.opts()).to(kDouble);
+    return V{r.mean().abs().lt(0.03), (r.std() - 1).abs().lt(0.03)};
   });
   set(Op::RandInt, [](const Ctx& c) {
     manual_seed(parity_seed());
-    return V{randint(0, 100, {1000}, c.opts())};
+    Tensor r = randint(3, 100, {1000}, c.opts());
+    return V{r.ge(3).logical_and(r.lt(100)).all(), r.eq(3).any(), r.eq(99).any()};
+  });
+  set(Op::RandPerm, [](const Ctx& c) {
+    manual_seed(parity_seed());
+    return V{std::get<0>(randperm(120, c.opts()).sort())};  // exact in every dtype but bool
   });
   // unary
   set(Op::Copy, [](const Ctx& c) {
@@ -344,6 +353,25 @@ std::vector<OpEntry> make_table() {
     }
     return V{p.detach(), opt.state_tensors().at("state.0.0.exp_avg_sq")};
   });
+  set(Op::RmspropStep, [](const Ctx& c) {
+    Tensor p = c.in(random_of({67, 300}, c.dt)).detach().requires_grad_();
+    optim::RMSprop opt({p}, optim::RMSpropOptions(0.01).momentum(0.9).centered(true).weight_decay(0.01));
+    for (int s = 0; s < 3; ++s) {
+      p.mutable_grad() = c.in(random_of({67, 300}, c.dt));
+      opt.step();
+    }
+    const auto st = opt.state_tensors();
+    return V{p.detach(), st.at("state.0.0.square_avg"), st.at("state.0.0.momentum_buffer"), st.at("state.0.0.grad_avg")};
+  });
+  set(Op::AdagradStep, [](const Ctx& c) {
+    Tensor p = c.in(random_of({67, 300}, c.dt)).detach().requires_grad_();
+    optim::Adagrad opt({p}, optim::AdagradOptions(0.1).lr_decay(0.01).weight_decay(0.01).initial_accumulator_value(0.1));
+    for (int s = 0; s < 3; ++s) {
+      p.mutable_grad() = c.in(random_of({67, 300}, c.dt));
+      opt.step();
+    }
+    return V{p.detach(), opt.state_tensors().at("state.0.0.sum")};
+  });
   set(Op::AmpUnscale, [](const Ctx& c) {
     Tensor g = c.in(random_of({67, 300}, c.dt)) * 1024;
     Tensor flag = zeros({1}, TensorOptions(kFloat).device(c.device));
@@ -441,6 +469,8 @@ TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
   CHECK(op_family(Op::Nonzero) == OpFamily::Index);
   CHECK(op_family(Op::SgdStep) == OpFamily::Optim);
   CHECK(op_family(Op::AdamStep) == OpFamily::Optim);
+  CHECK(op_family(Op::RmspropStep) == OpFamily::Optim);
+  CHECK(op_family(Op::AdagradStep) == OpFamily::Optim);
   CHECK(op_family(Op::AmpUnscale) == OpFamily::Optim);
 }
 

@@ -160,6 +160,15 @@ TEST_CASE("checkpoint: Adam resumed from a checkpoint equals the uninterrupted r
   }
 }
 
+TEST_CASE("checkpoint: RMSprop and Adagrad resumed from a checkpoint equal the uninterrupted run") {
+  check_resume([](nn::Sequential& m, double lr) -> std::unique_ptr<optim::Optimizer> {
+    return std::make_unique<optim::RMSprop>(m->parameters(), optim::RMSpropOptions(lr).momentum(0.9).centered(true));
+  });
+  check_resume([](nn::Sequential& m, double lr) -> std::unique_ptr<optim::Optimizer> {
+    return std::make_unique<optim::Adagrad>(m->parameters(), optim::AdagradOptions(lr).lr_decay(0.1));
+  });
+}
+
 TEST_CASE("checkpoint: an optimizer refuses another kind's or another model's state and keeps its own") {
   TempDir dir;
   const Batches data(2);

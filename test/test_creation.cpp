@@ -89,7 +89,7 @@ TEST_CASE("creation: ragged and mixed lists are rejected") {
                                       "{3} with sizes: 1"));
   CHECK_THROWS_MATCHES(tensor({{1, 2}, {3.5, 4.0}}), InvalidArgument,
                        Catch::Message("tensor: Expected all elements of the tensor to have the same scalar type: "
-                                      "int64, but got element of scalar type: float64"));
+                                      "Long, but got element of scalar type: Double"));
 }
 
 TEST_CASE("creation: tensor from std::vector and ArrayRef") {

@@ -187,7 +187,8 @@ TEST_CASE("elementwise: where, lerp, addcmul, addcdiv") {
   CHECK(dvalues(where(c, a, 0.0)) == std::vector<double>{1, 0, 3});
   CHECK(dvalues(where(c, -1, b)) == std::vector<double>{-1, 20, -1});
   CHECK(dvalues(where(c.unsqueeze(1), a, b.to(kFloat))).size() == 9);
-  CHECK_THROWS_WITH(where(tensor({1, 0}), a, a), Catch::Contains("expected a bool condition"));
+  CHECK_THROWS_WITH(where(tensor({1, 0}), a, a),
+                    "where: expected condition to be a boolean tensor, but got a tensor with dtype Long");
   CHECK(dvalues(lerp(a, b.to(kFloat), 0.5)) == std::vector<double>{5.5, 11, 16.5});
   CHECK(dvalues(lerp(a, b.to(kFloat), tensor({0.0, 1.0, 0.5}))) == std::vector<double>{1, 20, 16.5});
   CHECK(dvalues(addcmul(a, a, a, 2)) == std::vector<double>{3, 10, 21});
@@ -310,7 +311,7 @@ TEST_CASE("elementwise: errors are typed, say what was received, and change noth
   CHECK_THROWS_AS(a + b, InvalidArgument);
   CHECK_THROWS_WITH(a + b, Catch::Contains("size of tensor a (3) must match the size of tensor b (2)"));
   Tensor i = tensor({1, 2});
-  CHECK_THROWS_WITH(i.add_(1.5), Catch::Contains("result type float32 can't be cast to the desired output type int64"));
+  CHECK_THROWS_WITH(i.add_(1.5), Catch::Contains("result type Float can't be cast to the desired output type Long"));
   CHECK(dvalues(i) == std::vector<double>{1, 2});
   Tensor small = ones({3});
   CHECK_THROWS_WITH(small.add_(ones({2, 3})), Catch::Contains("doesn't match the broadcast shape"));
@@ -453,7 +454,7 @@ TEST_CASE("elementwise: unary ops on bool and integer inputs take libtorch's dty
   CHECK(floor(tensor({-3}, kInt32)).dtype() == kInt32);
   // No integer gelu, no bool abs / relu / floor (as libtorch).
   CHECK_THROWS_AS(gelu(tensor({1, 2})), NotImplemented);
-  CHECK_THROWS_WITH(gelu(tensor({1, 2})), Catch::StartsWith("gelu: not implemented for int64 tensors"));
+  CHECK_THROWS_WITH(gelu(tensor({1, 2})), Catch::StartsWith("gelu: not implemented for 'Long'"));
   CHECK_THROWS_AS(abs(b), NotImplemented);
   CHECK_THROWS_AS(relu(b), NotImplemented);
   CHECK_THROWS_AS(floor(b), NotImplemented);
@@ -479,7 +480,7 @@ TEST_CASE("elementwise: out= ops resize an output with no elements, and reject o
   CHECK(dvalues(base) == std::vector<double>{0, 6, 7, 0});
   // A failed op leaves the empty output as it was.
   Tensor i = zeros({0}, kInt64);
-  CHECK_THROWS_WITH(add_out(i, a, a), Catch::Contains("can't be cast to the desired output type int64"));
+  CHECK_THROWS_WITH(add_out(i, a, a), Catch::Contains("can't be cast to the desired output type Long"));
   CHECK(i.sizes() == std::vector<int64_t>{0});
   CHECK_THROWS_AS(add_out(i, a, ones({2})), InvalidArgument);
   CHECK(i.sizes() == std::vector<int64_t>{0});

@@ -148,8 +148,10 @@ TEST_CASE("indexing: errors") {
   CHECK_THROWS_WITH(x.index({Slice(), tensor({0, 5})}), "index 5 is out of bounds for dimension 1 with size 5");
   CHECK_THROWS_WITH(x.index({Slice(), tensor({-6})}), "index -6 is out of bounds for dimension 1 with size 5");
   CHECK_THROWS_WITH(x.index({0, tensor({0}), tensor({10})}), "index 10 is out of bounds for dimension 2 with size 10");
-  CHECK_THROWS_WITH(x.index({tensor({0.5})}), Catch::StartsWith("tensors used as indices must be long, byte or bool tensors"));
-  CHECK_THROWS_WITH(x.index({tensor({0}, kInt32)}), Catch::StartsWith("tensors used as indices must be long, byte or bool tensors"));
+  CHECK_THROWS_WITH(x.index({tensor({0.5})}), "tensors used as indices must be long, int, byte or bool tensors, got Float");
+  CHECK_THROWS_WITH(x.index({tensor({0}, kInt16)}),
+                    "tensors used as indices must be long, int, byte or bool tensors, got Short");
+  CHECK_THROWS_WITH(x.index({scalar_tensor(0.0)}), "tensors used as indices must be long, int, byte or bool tensors, got Float");
   CHECK_THROWS_WITH(x.index({ones({3}, kBool)}),
                     "The shape of the mask [3] at index 0 does not match the shape of the indexed tensor [2, 5, 10] at index 0");
   CHECK_THROWS_WITH(x.index({ones({2, 4}, kBool)}),
@@ -289,4 +291,111 @@ TEST_CASE("indexing: the warning handler is per thread and restorable") {
   }
   CHECK(get_warning_handler() == def);
   CHECK(cap.msgs.size() == 1);
+}
+
+TEST_CASE("indexing: int32 positions and 0-dim integer tensors of any width index as libtorch") {
+  Tensor x = arange(12).reshape({3, 4}).to(kFloat);
+  CHECK(dvalues(x.index({tensor({2, 0}, kInt32)})) == std::vector<double>{8, 9, 10, 11, 0, 1, 2, 3});
+  CHECK(dvalues(x.index({tensor({1, 0}, kInt32), tensor({1, 3}, kInt32)})) == std::vector<double>{5, 3});
+  // A 0-dim integer tensor is an integer index: a view that drops the dim.
+  for (ScalarType dt : {kInt8, kInt16, kInt32, kInt64}) {
+    INFO(name(dt));
+    Tensor r = x.index({scalar_tensor(2, dt)});
+    CHECK(shape(r) == std::vector<int64_t>{4});
+    CHECK(dvalues(r) == std::vector<double>{8, 9, 10, 11});
+    CHECK(r.storage().get() == x.storage().get());
+    CHECK(dvalues(x.index({Slice(), scalar_tensor(-3, dt)})) == std::vector<double>{1, 5, 9});
+    Tensor y = x.clone();
+    y.index_put_({scalar_tensor(1, dt)}, -1.0);
+    CHECK(dvalues(y.index({1})) == std::vector<double>{-1, -1, -1, -1});
+    CHECK_THROWS_WITH(x.index({scalar_tensor(5, dt)}), "index 5 is out of bounds for dimension 0 with size 3");
+  }
+  Tensor y = x.clone();
+  y.index_put_({tensor({2, 0}, kInt32)}, tensor({1.f, 2.f, 3.f, 4.f}));
+  CHECK(dvalues(y) == std::vector<double>{1, 2, 3, 4, 4, 5, 6, 7, 1, 2, 3, 4});
+  y.index_put_({tensor({1, 1}, kInt32), tensor({0, 0}, kInt32)}, tensor({10.f, 20.f}), true);
+  CHECK(y.index({1, 0}).item<double>() == 34);
+  // index_select and index_add_ take int32 (1-D or 0-dim) as libtorch 1.13 does.
+  CHECK(shape(x.index_select(1, scalar_tensor(2, kInt32))) == std::vector<int64_t>{3, 1});
+  CHECK(dvalues(x.index_select(1, scalar_tensor(2, kInt32))) == std::vector<double>{2, 6, 10});
+  CHECK(dvalues(x.index_add(0, tensor({2, 0}, kInt32), ones({2, 4})).sum(1)) == std::vector<double>{10, 22, 42});
+  CHECK_THROWS_WITH(x.index_select(0, tensor({0}, kInt16)),
+                    "index_select(): Expected dtype int32 or int64 for index, got Short");
+  CHECK_THROWS_WITH(x.index_add(0, tensor({0}, kInt8), ones({1, 4})),
+                    "index_add_(): Expected dtype int32/int64 for index but got: Char");
+}
+
+TEST_CASE("indexing: index_put_ drops the value's leading size-1 dims, as libtorch's TensorIndex form") {
+  Tensor v = (arange(6).to(kFloat) + 1).reshape({1, 1, 2, 3});
+  const std::vector<double> vals = {1, 2, 3, 4, 5, 6};
+  Tensor a = zeros({4, 2, 3});
+  a.index_put_({tensor({2})}, v);  // a [1, 2, 3] slot
+  CHECK(dvalues(a.index({2})) == vals);
+  CHECK(a.sum().item<double>() == 21);
+  Tensor b = zeros({4, 2, 3});
+  b.index_put_({Slice(1, 2)}, v);
+  CHECK(dvalues(b.index({1})) == vals);
+  b.index_put_({0}, v.reshape({1, 1, 1, 2, 3}));
+  CHECK(dvalues(b.index({0})) == vals);
+  Tensor c = zeros({4, 2, 3});
+  c.index_put_({tensor({0, 2})}, ones({1, 1, 2, 1, 3}));  // then broadcast to [2, 2, 3]
+  CHECK(c.sum().item<double>() == 12);
+  // Only size-1 dims are dropped; the error shows the value as libtorch does, after the drop.
+  CHECK_THROWS_WITH(c.index_put_({tensor({2})}, ones({2, 1, 2, 3})),
+                    "shape mismatch: value tensor of shape [2, 1, 2, 3] cannot be broadcast to indexing result of "
+                    "shape [1, 2, 3]");
+  CHECK_THROWS_WITH(c.index_put_({Slice(), tensor({1}), Slice()}, ones({1, 1, 4, 3})),
+                    "shape mismatch: value tensor of shape [4, 3] cannot be broadcast to indexing result of shape "
+                    "[4, 1, 3]");
+  // libtorch's list-of-optional-tensors form (aten::index_put_) keeps the value's dims.
+  CHECK_THROWS_WITH(c.index_put_(std::vector<std::optional<Tensor>>{tensor({2})}, v),
+                    "shape mismatch: value tensor of shape [1, 1, 2, 3] cannot be broadcast to indexing result of "
+                    "shape [1, 2, 3]");
+  CHECK(c.sum().item<double>() == 12);
+  // A basic-indexed slot takes any dtype (a cast copy); an advanced one needs self's dtype.
+  c.index_put_({1}, full({2, 3}, 2.5, kDouble));
+  CHECK(dvalues(c.index({1})) == std::vector<double>{2.5, 2.5, 2.5, 2.5, 2.5, 2.5});
+  CHECK_THROWS_WITH(c.index_put_({tensor({1})}, ones({2, 3}, kDouble)),
+                    "Index put requires the source and destination dtypes match, got Float for the destination and "
+                    "Double for the source.");
+}
+
+TEST_CASE("indexing: index({\"...\"}) is a new alias; empty lists and 0-dim tensors fail as in libtorch") {
+  Tensor x = arange(6).reshape({2, 3}).to(kFloat);
+  for (const Tensor& a : {x.index({"..."}), x.index({Ellipsis})}) {
+    CHECK_FALSE(a.is_same(x));
+    CHECK(a.data_ptr() == x.data_ptr());
+    CHECK(shape(a) == std::vector<int64_t>{2, 3});
+  }
+  Tensor a = x.index({"..."});
+  a.index_put_({0, 0}, 7.0);  // writes reach x
+  CHECK(x.index({0, 0}).item<double>() == 7);
+  Tensor g = ones({2}, kDouble).requires_grad_();
+  Tensor ga = g.index({"..."});
+  CHECK(ga.grad_fn()->name() == "AliasBackward0");
+  (ga * 3).sum().backward();
+  CHECK(dvalues(g.grad()) == std::vector<double>{3, 3});
+  CHECK_THROWS_AS(x.index({}), InvalidArgument);
+  CHECK_THROWS_WITH(x.index({}), "Passing an empty index list to Tensor::index() is not valid syntax");
+  CHECK_THROWS_WITH(x.index_put_(std::vector<TensorIndex>{}, 1.0),
+                    "Passing an empty index list to Tensor::index_put_() is not valid syntax");
+  Tensor s = scalar_tensor(3.5);
+  CHECK_THROWS_WITH(s.index({0}), "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+  CHECK_THROWS_WITH(s.index_put_({0}, 1.0), Catch::StartsWith("invalid index of a 0-dim tensor."));
+  CHECK_THROWS_WITH(s.index({1}), "index 1 is out of bounds for dimension 0 with size 0");
+  CHECK_THROWS_WITH(s.index({0, 0}), "too many indices for tensor of dimension 0");
+  // select / slice / narrow called directly use their own libtorch texts.
+  CHECK_THROWS_WITH(x.select(1, -4), "select(): index -4 out of range for tensor of size [2, 3] at dimension 1");
+  CHECK_THROWS_WITH(x[2], "select(): index 2 out of range for tensor of size [2, 3] at dimension 0");
+  CHECK_THROWS_WITH(s.select(0, 0), "select() cannot be applied to a 0-dim tensor.");
+  CHECK_THROWS_WITH(s.slice(0, 0, 1), "slice() cannot be applied to a 0-dim tensor.");
+  CHECK_THROWS_WITH(s.narrow(0, 0, 1), "narrow() cannot be applied to a 0-dim tensor.");
+  CHECK(s.item<double>() == 3.5);
+  // Positions into a dim of size 0: libtorch's words.
+  Tensor e = zeros({0, 3});
+  CHECK_THROWS_WITH(e.index({tensor({0})}), "index is out of bounds for dimension with size 0");
+  CHECK_THROWS_WITH(e.index({tensor({-1}), tensor({0})}), "index is out of bounds for dimension with size 0");
+  CHECK_THROWS_WITH(e.index_put_({tensor({0})}, 1.0), "index is out of bounds for dimension with size 0");
+  CHECK_THROWS_WITH(e.index({0}), "index 0 is out of bounds for dimension 0 with size 0");
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cpu/blas_dims.h"
+#include "fake_accelerator.h"
 
 using ember::Tensor;
 
@@ -53,11 +54,15 @@ TEST_CASE("kernels: rand stays below 1 after rounding to the output dtype") {
   }
 }
 
-TEST_CASE("kernels: rand draws exactly the bits its dtype can hold") {
+// Accelerators (here the PrivateUse1 test backend, which borrows the CPU's kernels
+// without the CPU generator) draw from the counter-based generator.
+TEST_CASE("kernels: an accelerator's rand draws exactly the bits its dtype can hold") {
+  ember::testing::ensure_fake_accelerator();
+  const ember::Device npu("npu:0");
   // Element i of a call at counter offset o is the top `digits` bits of random_bits(seed, o + i).
   ember::manual_seed(11);
-  Tensor f = ember::rand({1000}, ember::kFloat);   // counters [0, 2002)
-  Tensor d = ember::rand({1000}, ember::kDouble);  // counters [2002, 4004)
+  Tensor f = ember::rand({1000}, ember::TensorOptions(ember::kFloat).device(npu)).cpu();   // counters [0, 2002)
+  Tensor d = ember::rand({1000}, ember::TensorOptions(ember::kDouble).device(npu)).cpu();  // counters [2002, 4004)
   const float* pf = f.data_ptr<float>();
   const double* pd = d.data_ptr<double>();
   for (int64_t i = 0; i < 1000; ++i) {
@@ -69,10 +74,12 @@ TEST_CASE("kernels: rand draws exactly the bits its dtype can hold") {
   CHECK(ember::detail::random_uniform(3, 5, 8) == double(ember::detail::random_bits(3, 5) >> 56) / 256.0);
 }
 
-TEST_CASE("kernels: randn reads counters offset + 2i and offset + 2i + 1 of its reserved window") {
+TEST_CASE("kernels: an accelerator's randn reads counters offset + 2i and offset + 2i + 1 of its window") {
+  ember::testing::ensure_fake_accelerator();
+  const ember::Device npu("npu:0");
   ember::manual_seed(0);
-  ember::rand({10});                              // reserves counters [0, 22)
-  Tensor n = ember::randn({10}, ember::kDouble);  // reserves [22, 44)
+  ember::rand({10}, npu);                                                          // reserves counters [0, 22)
+  Tensor n = ember::randn({10}, ember::TensorOptions(ember::kDouble).device(npu)).cpu();  // reserves [22, 44)
   const double* p = n.data_ptr<double>();
   for (uint64_t i = 0; i < 10; ++i) {
     const uint64_t c = 22 + 2 * i;
@@ -85,7 +92,7 @@ TEST_CASE("kernels: randn reads counters offset + 2i and offset + 2i + 1 of its 
     CHECK(p[i] == ember::detail::random_normal(0, c));
   }
   // The uniforms of a later call are not the normal's inputs.
-  Tensor u = ember::rand({30}, ember::kDouble);  // counters [44, 106)
+  Tensor u = ember::rand({30}, ember::TensorOptions(ember::kDouble).device(npu)).cpu();  // counters [44, 106)
   const double* pu = u.data_ptr<double>();
   for (int64_t j = 0; j < 30; ++j) {
     for (uint64_t c = 22; c < 42; ++c) {

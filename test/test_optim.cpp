@@ -1,10 +1,13 @@
 // Optimizers: SGD, Adam and AdamW against libtorch 1.13's formulas evaluated by hand in
 // float64, 16-bit and strided parameters, param groups, zero_grad, StepLR, the checkpoint
-// view, GradScaler, and the errors.
+// view, GradScaler, the errors, a user's own optimizer on the base class, and
+// ReduceLROnPlateauScheduler (RMSprop, Adagrad and LBFGS have files of their own).
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <ember/optim.h>
+#include <iostream>
+#include <sstream>
 
 #include "fake_accelerator.h"
 #include "test_util.h"
@@ -421,4 +424,172 @@ TEST_CASE("optim: the fused steps run on the test accelerator and match the CPU"
   CHECK(pd.device() == npu);
   CHECK(b.state_tensors().at("state.0.0.exp_avg").device() == npu);
   CHECK(dvalues(pc) == dvalues(pd));
+}
+
+namespace {
+
+// A user's optimizer written as for libtorch: options and state through the Cloneable
+// helpers, the update with ordinary ops.
+struct SignSGDOptions : public OptimizerCloneableOptions<SignSGDOptions> {
+  explicit SignSGDOptions(double lr) : lr_(lr) {}
+  double get_lr() const override { return lr_; }
+  void set_lr(double lr) override { lr_ = lr; }
+  double lr_;
+};
+
+struct SignSGDState : public OptimizerCloneableParamState<SignSGDState> {
+  int64_t steps = 0;
+};
+
+class SignSGD : public Optimizer {
+ public:
+  SignSGD(std::vector<Tensor> params, SignSGDOptions defaults)
+      : Optimizer(std::move(params), std::make_unique<SignSGDOptions>(defaults)) {}
+  Tensor step(LossClosure closure = nullptr) override {
+    NoGradGuard no_grad;
+    Tensor loss = closure ? closure() : Tensor();
+    for (auto& group : param_groups())
+      for (auto& p : group.params()) {
+        if (!p.grad().defined()) continue;
+        p.add_(p.grad().sign(), -group.options().get_lr());
+        auto& slot = state()[p.unsafe_impl()];
+        if (!slot) slot = std::make_unique<SignSGDState>();
+        static_cast<SignSGDState&>(*slot).steps += 1;
+      }
+    return loss;
+  }
+};
+
+struct NoLrOptions : public OptimizerCloneableOptions<NoLrOptions> {};
+
+}  // namespace
+
+TEST_CASE("optim: the Optimizer base takes a user's optimizer written for libtorch") {
+  Tensor p = param();
+  SignSGD opt({p}, SignSGDOptions(0.5));
+  set_grad(p, 0);
+  opt.step();
+  check_close(dvalues(p), {0.0, -0.75, 1.5}, 0);
+  StepLR sched(opt, 1, 0.5);
+  sched.step();
+  sched.step();
+  CHECK(opt.param_groups()[0].options().get_lr() == 0.25);
+  const Optimizer& c = opt;
+  REQUIRE(c.state().size() == 1);
+  CHECK(static_cast<const SignSGDState&>(*c.state().begin()->second).steps == 1);
+  auto copy = c.state().begin()->second->clone();
+  CHECK(dynamic_cast<SignSGDState*>(copy.get()) != nullptr);
+  CHECK(opt.param_groups()[0].options().clone()->get_lr() == 0.25);
+  // Its state has no checkpoint form: saving writes the options' count only, loading refuses.
+  const auto st = opt.state_tensors();
+  CHECK(st.count("param_groups.0.size") == 1);
+  auto bad = st;
+  bad["state.0.0.steps"] = scalar_tensor(int64_t(1), kInt64);
+  CHECK_THROWS_WITH(opt.load_state_tensors(bad), Contains("this optimizer keeps no state a checkpoint can set"));
+
+  CHECK_THROWS_WITH(NoLrOptions().get_lr(), Contains("double get_lr() has not been overidden"));
+  CHECK_THROWS_WITH(NoLrOptions().set_lr(1), Contains("double set_lr() has not been overidden"));
+  CHECK_THROWS_WITH(OptimizerOptions().clone(), Contains("Subclass ember::optim::OptimizerCloneableOptions"));
+  CHECK_THROWS_WITH(OptimizerParamState().clone(), Contains("Subclass ember::optim::OptimizerCloneableParamState"));
+}
+
+TEST_CASE("optim: add_parameters appends to the first group; parameters() and state() as libtorch") {
+  Tensor a = param(), b = param();
+  SGD opt({a}, SGDOptions(0.1));
+  opt.add_parameters({b});
+  REQUIRE(opt.param_groups().size() == 1);
+  CHECK(opt.parameters().size() == 2);
+  CHECK(opt.size() == 2);
+  CHECK_THROWS_WITH(opt.add_parameters({a}), "some parameters appear in more than one parameter group");
+  Tensor nonleaf = param() * 2;
+  CHECK_THROWS_WITH(opt.add_parameters({nonleaf}), "can't optimize a non-leaf Tensor");
+  CHECK(opt.parameters().size() == 2);
+  set_grad(b, 0);
+  opt.step();
+  check_close(dvalues(b), sgd_reference({0.1, 0, 0, 0, false}, 1), 1e-15);
+  std::vector<Tensor>& ps = opt.parameters();  // the non-const overload: the group's own list
+  ps.pop_back();
+  CHECK(opt.size() == 1);
+  const SGD& c = opt;
+  CHECK(c.parameters().size() == 1);
+  CHECK(c.state().empty());
+}
+
+TEST_CASE("optim: ReduceLROnPlateauScheduler lowers the lr after patience bad epochs, as libtorch's") {
+  Tensor p = zeros({1});
+  Adam opt({p}, AdamOptions().lr(1e-3));
+  ReduceLROnPlateauScheduler sched(opt, ReduceLROnPlateauScheduler::SchedulerMode::min, 0.5, 20);
+  std::vector<double> lrs;
+  for (int i = 0; i < 45; ++i) {
+    opt.step();  // no gradient: nothing moves
+    sched.step(5.0f);
+    lrs.push_back(opt.param_groups()[0].options().get_lr());
+  }
+  // The first call sets the best; 21 bad epochs later (call 22) the lr halves, then again 21 later.
+  CHECK(lrs[20] == 1e-3);
+  CHECK(lrs[21] == 5e-4);
+  CHECK(lrs[41] == 5e-4);
+  CHECK(lrs[42] == 2.5e-4);
+
+  // factor is a float, as libtorch's: 1.0 * 0.1f, not 0.1.
+  SGD sgd({param()}, SGDOptions(1.0));
+  ReduceLROnPlateauScheduler fast(sgd, ReduceLROnPlateauScheduler::min, 0.1f, 0);
+  fast.step(1.0f);
+  fast.step(1.0f);
+  CHECK(sgd.param_groups()[0].options().get_lr() == double(0.1f));
+}
+
+TEST_CASE("optim: ReduceLROnPlateauScheduler's thresholds, modes, cooldown, min_lr and eps") {
+  auto lr_after = [](ReduceLROnPlateauScheduler::SchedulerMode mode, ReduceLROnPlateauScheduler::ThresholdMode tm,
+                     double threshold, std::vector<float> metrics, int cooldown = 0) {
+    SGD opt({param()}, SGDOptions(1.0));
+    ReduceLROnPlateauScheduler s(opt, mode, 0.5f, 0, threshold, tm, cooldown);
+    std::vector<double> lrs;
+    for (float m : metrics) {
+      s.step(m);
+      lrs.push_back(opt.param_groups()[0].options().get_lr());
+    }
+    return lrs;
+  };
+  using S = ReduceLROnPlateauScheduler;
+  // patience 0: every epoch that does not improve halves the lr.
+  CHECK(lr_after(S::min, S::rel, 1e-4, {1.0f, 0.5f, 0.49999f, 0.4f}) == std::vector<double>{1, 1, 0.5, 0.5});
+  CHECK(lr_after(S::min, S::abs, 0.1, {1.0f, 0.95f, 0.85f, 0.8f}) == std::vector<double>{1, 0.5, 0.5, 0.25});
+  CHECK(lr_after(S::max, S::rel, 0.1, {1.0f, 1.05f, 1.2f}) == std::vector<double>{1, 0.5, 0.5});
+  CHECK(lr_after(S::max, S::abs, 0.1, {1.0f, 1.05f, 1.2f}) == std::vector<double>{1, 0.5, 0.5});
+  CHECK(lr_after(S::max, S::abs, 0.1, {-5.0f, -4.0f, -3.0f}) == std::vector<double>{1, 1, 1});  // improving
+  // cooldown 2: after a reduction two epochs pass uncounted.
+  CHECK(lr_after(S::min, S::rel, 1e-4, {1, 1, 1, 1, 1, 1, 1, 1}, 2) ==
+        std::vector<double>{1, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.125});
+
+  // min_lr per group, and eps: no change smaller than eps.
+  Tensor a = param(), b = param();
+  std::vector<OptimizerParamGroup> groups;
+  groups.emplace_back(std::vector<Tensor>{a});
+  groups.emplace_back(std::vector<Tensor>{b}, std::make_unique<SGDOptions>(SGDOptions(1e-9)));
+  SGD opt(groups, SGDOptions(1.0));
+  ReduceLROnPlateauScheduler s(opt, S::min, 0.5f, 0, 1e-4, S::rel, 0, {0.3f, 0.0f}, 1e-8);
+  for (int i = 0; i < 4; ++i) s.step(2.0f);
+  CHECK(opt.param_groups()[0].options().get_lr() == double(0.3f));  // 1, 0.5, then held at min_lr
+  CHECK(opt.param_groups()[1].options().get_lr() == 1e-9);         // halving would change it by < eps
+
+  CHECK_THROWS_AS(ReduceLROnPlateauScheduler(opt, S::min, 1.5f), InvalidArgument);
+  CHECK_THROWS_WITH(ReduceLROnPlateauScheduler(opt, S::min, 1.0f), "Factor should be < 1.0.");
+  CHECK_THROWS_WITH(ReduceLROnPlateauScheduler(opt, S::min, 0.1f, 10, 1e-4, S::rel, 0, {0.1f}),
+                    "Number of learning rates not equal to the number of param groups\n"
+                    "Number of learning rates given: 1\nNumber of param groups: 2");
+}
+
+TEST_CASE("optim: a verbose ReduceLROnPlateauScheduler prints libtorch's line") {
+  SGD opt({param()}, SGDOptions(0.1));
+  ReduceLROnPlateauScheduler s(opt, ReduceLROnPlateauScheduler::min, 0.5f, 0, 1e-4, ReduceLROnPlateauScheduler::rel, 0,
+                               {}, 1e-8, true);
+  std::ostringstream out;
+  std::streambuf* old = std::cout.rdbuf(out.rdbuf());
+  const auto precision = std::cout.precision();
+  s.step(1.0f);
+  s.step(1.0f);
+  std::cout.rdbuf(old);
+  CHECK(out.str() == "Epoch 2: reducing learning rate of group 0 to 0.05\n");
+  CHECK(std::cout.precision() == precision);
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -293,6 +294,43 @@ TEST_CASE("reduce: NaN propagates through max/min and is the extreme for argmax/
   CHECK(std::isnan(ember::logsumexp(ember::tensor({1.0, kNaN, -kInf}), {0}).item<double>()));
   CHECK(std::isnan(ember::tensor({1.0, kNaN}).norm(kInf).item<double>()));
   CHECK(std::isnan(ember::tensor({2.0f, float(kNaN)}).sum().item<float>()));
+}
+
+TEST_CASE("reduce: var and std with a correction, and libtorch's overload picks") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  const Tensor x = ember::randn({3, 5, 4}, ember::kDouble);
+  for (int64_t c : {0, 1, 2, 3, -1}) {
+    INFO("correction " << c);
+    const auto ref = [c](const auto& s) { return r_var(s, double(c)); };
+    check_close(ember::var(x, {1}, std::optional<int64_t>(c)), ref_reduce(x, {1}, false, ref), 1e-12);
+    check_close(x.var({0, 2}, std::optional<int64_t>(c), true), ref_reduce(x, {0, 2}, true, ref),
+                1e-12);
+    check_close(x.std({2}, std::optional<int64_t>(c)),
+                ref_reduce(x, {2}, false, [c](const auto& s) { return std::sqrt(r_var(s, double(c))); }),
+                1e-12);
+  }
+  // An empty correction is 1; corrections at or past the count divide by 0, as libtorch.
+  check_close(ember::var(x, {1}, std::nullopt),
+              ref_reduce(x, {1}, false, [](const auto& s) { return r_var(s, 1); }), 1e-12);
+  CHECK(std::isinf(ember::var(x, {0}, std::optional<int64_t>(3)).index({0, 0}).item<double>()));
+  CHECK(std::isnan(ember::var(ember::ones({3}), {0}, std::optional<int64_t>(5)).item<double>()));
+  // Overloads as libtorch resolves them: a literal 0 is a dim, a bool is unbiased, and an
+  // int after a dim list converts to bool (unbiased), not to a correction.
+  const Tensor r = ember::arange(12).to(ember::kFloat);
+  const Tensor m = (r * r).reshape({3, 4});
+  CHECK(to_vec(m.var(0)) == to_vec(m.var({0}, true)));
+  CHECK(to_vec(m.std({0})) == to_vec(m.std({0}, true)));
+  CHECK(m.var(0).sizes().vec() == std::vector<int64_t>{4});
+  CHECK(m.var(true).item<double>() == Approx(1694.3333).epsilon(1e-6));
+  CHECK(m.var(false).item<double>() == Approx(1553.1389).epsilon(1e-6));
+  CHECK(to_vec(ember::var(m, {1}, 2, true)) == to_vec(ember::var(m, {1}, true, true)));
+  CHECK(to_vec(ember::var(m, {1}, std::optional<int64_t>(2), true)) ==
+        std::vector<double>{24.5, 304.5, 904.5});
+  // Gradients divide by (count - correction).
+  Tensor g = ember::tensor({0.0, 1.0, 4.0, 9.0}).requires_grad_();
+  ember::var(g, {0}, std::optional<int64_t>(0)).backward();
+  CHECK(to_vec(g.grad()) == std::vector<double>{-1.75, -1.25, 0.25, 2.75});
 }
 
 TEST_CASE("reduce: integer and bool dtypes") {
@@ -642,15 +680,15 @@ TEST_CASE("reduce: errors name the op and the received and valid values") {
   CHECK_THROWS_WITH(ember::scalar_tensor(1.0).sum(1), Contains("sum(): dimension out of range (expected to be in range of [-1, 0], but got 1)"));
   // dtypes
   CHECK_THROWS_AS(xi.mean(), ember::InvalidArgument);
-  CHECK_THROWS_WITH(xi.mean(), Contains("mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: int64"));
-  CHECK_THROWS_WITH(x.mean(ember::kInt32), Contains("mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: int32"));
+  CHECK_THROWS_WITH(xi.mean(), Contains("mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long"));
+  CHECK_THROWS_WITH(x.mean(ember::kInt32), Contains("mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: Int"));
   CHECK(xi.mean(ember::kDouble).dtype() == ember::kDouble);
   CHECK_THROWS_AS(xi.var(), ember::InvalidArgument);
-  CHECK_THROWS_WITH(xi.var(), Contains("var(): std and var only support floating point dtypes, but the input is int64"));
-  CHECK_THROWS_WITH(xi.std(0), Contains("std(): std and var only support floating point dtypes"));
-  CHECK_THROWS_WITH(xi.norm(), Contains("norm(): input dtype should be a floating point dtype, got int64 instead"));
-  CHECK_THROWS_WITH(x.softmax(0, ember::kInt64), Contains("softmax(): dtype must be a floating point dtype, got int64"));
-  CHECK_THROWS_WITH(x.log_softmax(0, ember::kBool), Contains("log_softmax(): dtype must be a floating point dtype, got bool"));
+  CHECK_THROWS_WITH(xi.var(), Contains("var(): std and var only support floating point and complex dtypes, but the input is Long"));
+  CHECK_THROWS_WITH(xi.std(0), Contains("std(): std and var only support floating point and complex dtypes, but the input is Long"));
+  CHECK_THROWS_WITH(xi.norm(), Contains("norm(): input dtype should be either floating point or complex. Got Long instead."));
+  CHECK_THROWS_WITH(x.softmax(0, ember::kInt64), Contains("softmax(): dtype must be a floating point dtype, got Long"));
+  CHECK_THROWS_WITH(x.log_softmax(0, ember::kBool), Contains("log_softmax(): dtype must be a floating point dtype, got Bool"));
   // no identity over a zero-size dim
   const Tensor e = ember::zeros({2, 0});
   CHECK_THROWS_AS(e.max(), ember::InvalidArgument);

@@ -102,3 +102,27 @@ TEST_CASE("safetensors python: ember's files read by Python and Python's by embe
     std::remove((dir + "/" + f).c_str());
   rmdir(dir.c_str());
 }
+
+TEST_CASE("safetensors python: an archive of torch::save is a safetensors file Python reads") {
+  if (std::strlen(EMBER_PYTHON) == 0) {
+    WARN("skipped: EMBER_PYTHON is not set (see the case above)");
+    return;
+  }
+  ember_test::TempDir dir;
+  const int64_t seed = int64_t(ember_test::fresh_seed() >> 40);
+  serialize::OutputArchive out, model, empty;
+  model.write("0.weight", arange(6, kFloat).view({2, 3}));
+  model.write("0.bias", tensor({-1.5, 2.25}, kDouble));
+  model.write("1", empty);
+  out.write("model", model);
+  out.write("epoch", IValue(seed));
+  out.write("lr", IValue(0.125));
+  out.write("note", IValue("ember"));
+  out.write("ok", IValue(true));
+  out.save_to(dir / "archive.safetensors");
+  std::string log;
+  const int rc = run_python("archive '" + (dir / "archive.safetensors") + "' " + std::to_string(seed), log);
+  INFO(log);
+  CHECK(rc == 0);
+  CHECK_THAT(log, Catch::Contains("python read ember's archive"));
+}

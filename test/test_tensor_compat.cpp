@@ -1,8 +1,12 @@
 // libtorch spellings: layout(kStrided), as_strided, resize_, clone(t), var_mean /
-// std_mean, to(other), with real values and libtorch's error texts.
+// std_mean, to(other); const in-place methods, assignment into views, data / set_data /
+// alias / repeat / toType, Scalar's accessors; with real values and libtorch's error texts.
 #include <catch2/catch.hpp>
 #include <ember/ember.h>
 
+#include <cmath>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "test_util.h"
@@ -61,6 +65,39 @@ TEST_CASE("tensor compat: clone(t), to(other), var_mean, std_mean") {
   CHECK(dvalues(m2) == std::vector<double>{1.5, 4.5});
 }
 
+TEST_CASE("tensor compat: var_mean / std_mean pick libtorch's overloads (a literal 0 is a dim)") {
+  Tensor r = arange(12).to(kFloat);
+  Tensor x = (r * r).reshape({3, 4});
+  auto [v0, m0] = var_mean(x, 0);  // dim 0, not unbiased = false
+  CHECK(v0.sizes().vec() == std::vector<int64_t>{4});
+  CHECK(dvalues(v0) == dvalues(x.var({0}, true)));
+  CHECK(v0.index({0}).item<double>() == Approx(1109.3334));
+  CHECK(dvalues(m0) == dvalues(x.mean({0})));
+  auto [s0, sm0] = std_mean(x, 0);
+  CHECK(dvalues(s0) == dvalues(x.std({0}, true)));
+  CHECK(s0.index({3}).item<double>() == Approx(56.7568));
+  CHECK(dvalues(sm0) == dvalues(x.mean({0})));
+  CHECK(std::get<0>(var_mean(x, {0, 1})).item<double>() == Approx(1694.3333));
+  CHECK(std::get<0>(var_mean(x, true)).item<double>() == Approx(1694.3333));
+  CHECK(std::get<0>(var_mean(x, false)).item<double>() == Approx(1553.1389));
+  auto [v1, m1] = var_mean(x, 1, false, true);
+  CHECK(v1.sizes().vec() == std::vector<int64_t>{3, 1});
+  CHECK(dvalues(v1) == std::vector<double>{12.25, 152.25, 452.25});
+  CHECK(dvalues(m1) == std::vector<double>{3.5, 31.5, 91.5});
+  auto [s1, sm1] = std_mean(x, -1, true, false);
+  CHECK(dvalues(s1) == dvalues(x.std({1})));
+  CHECK(dvalues(sm1) == std::vector<double>{3.5, 31.5, 91.5});
+  auto [vc, mc] = var_mean(x, {1}, std::optional<int64_t>(2));
+  CHECK(dvalues(vc) == std::vector<double>{24.5, 304.5, 904.5});
+  CHECK(dvalues(mc) == std::vector<double>{3.5, 31.5, 91.5});
+  auto [sc, scm] = std_mean(x, {1}, std::optional<int64_t>(0), true);
+  CHECK(sc.sizes().vec() == std::vector<int64_t>{3, 1});
+  CHECK(dvalues(sc) == dvalues(x.std({1}, false, true)));
+  CHECK_THROWS_WITH(var_mean(x, 2), "var(): dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  CHECK_THROWS_WITH(std_mean(arange(3), 0),
+                    "std(): std and var only support floating point and complex dtypes, but the input is Long");
+}
+
 TEST_CASE("tensor compat: Storage::data_ptr() is the storage's base, shared by views") {
   Tensor x = arange(6).to(kFloat);
   Tensor v = x.index({indexing::Slice(2)});
@@ -69,4 +106,356 @@ TEST_CASE("tensor compat: Storage::data_ptr() is the storage's base, shared by v
   CHECK(v.storage().data_ptr().device() == Device(kCPU, 0));
   CHECK(v.storage().nbytes() == 24);
   CHECK(static_cast<char*>(v.data_ptr()) - static_cast<char*>(v.storage().data()) == 8);
+}
+
+// ---- const-correctness (libtorch 1.13: every method is const; in-place ones return *this)
+static_assert(std::is_same_v<decltype(std::declval<const Tensor&>().add_(1)), Tensor&>);
+static_assert(std::is_same_v<decltype(std::declval<const Tensor&>().requires_grad_()), const Tensor&>);
+static_assert(std::is_same_v<decltype(std::declval<const Tensor&>().set_requires_grad(true)), const Tensor&>);
+static_assert(std::is_same_v<decltype(std::declval<const Tensor&>().resize_({2})), const Tensor&>);
+static_assert(std::is_same_v<decltype(std::declval<const Tensor&>().mutable_grad()), Tensor&>);
+// As libtorch: compound assignment needs a non-const Tensor (a temporary is fine); a
+// temporary takes a Scalar or a Tensor, a named Tensor only another Tensor.
+template <class T, class = void>
+struct CanAddAssign : std::false_type {};
+template <class T>
+struct CanAddAssign<T, std::void_t<decltype(std::declval<T>() += 1)>> : std::true_type {};
+static_assert(CanAddAssign<Tensor>::value && CanAddAssign<Tensor&>::value && !CanAddAssign<const Tensor&>::value);
+static_assert(std::is_assignable_v<Tensor, double> && !std::is_assignable_v<Tensor&, double>);
+static_assert(std::is_assignable_v<Tensor&, const Tensor&> && std::is_assignable_v<Tensor, const Tensor&>);
+
+namespace {
+std::vector<double> vals(const Tensor& t) { return dvalues(t); }
+
+// Each in-place method called through a const reference, as functions taking `const Tensor&` do.
+void run_inplace_through_const(const Tensor& c) {
+  CHECK(&c.add_(1) == &c);
+  CHECK(vals(c) == std::vector<double>{2, -1, 4, -3});
+  c.add_(tensor({1., 1., 1., 1.}), 2);
+  CHECK(vals(c) == std::vector<double>{4, 1, 6, -1});
+  c.sub_(1);
+  c.sub_(ones({4}, kDouble), 3);
+  CHECK(vals(c) == std::vector<double>{0, -3, 2, -5});
+  c.mul_(2);
+  c.mul_(tensor({1., 0.5, 0.25, 0.1}));
+  CHECK(vals(c) == std::vector<double>{0, -3, 1, -1});
+  c.div_(2);
+  c.div_(tensor({1., -1.5, 0.5, -0.5}));
+  CHECK(vals(c) == std::vector<double>{0, 1, 1, 1});
+  CHECK(vals(c.fill_(2.5)) == std::vector<double>{2.5, 2.5, 2.5, 2.5});
+  CHECK(vals(c.zero_()) == std::vector<double>{0, 0, 0, 0});
+  c.copy_(tensor({-1., 4., 9., 0.25}));
+  c.clamp_(0, 5);
+  CHECK(vals(c) == std::vector<double>{0, 4, 5, 0.25});
+  c.sqrt_();
+  CHECK(vals(c) == std::vector<double>{0, 2, double(std::sqrt(5.0f)), 0.5});  // float32 elements
+  c.neg_();
+  CHECK(vals(c)[1] == -2);
+  c.abs_();
+  CHECK(vals(c)[3] == 0.5);
+  c.copy_(tensor({0., 1., -1., 2.}));
+  c.exp_();
+  CHECK(vals(c)[1] == Approx(std::exp(1.0)));
+  c.log_();
+  CHECK(vals(c)[2] == Approx(-1.0));
+  c.relu_();
+  CHECK(vals(c)[2] == 0);
+  c.tanh_();
+  CHECK(vals(c)[3] == Approx(std::tanh(2.0)));
+  c.copy_(tensor({0., 1., -1., 2.}));
+  c.sigmoid_();
+  CHECK(vals(c)[1] == Approx(1 / (1 + std::exp(-1.0))));
+  c.zero_();
+  c.index_put_({0}, 7.0);
+  c.index_put_({indexing::Slice(1, 3)}, tensor({8., 9.}));
+  c.index_put_(std::vector<std::optional<Tensor>>{tensor({3})}, tensor({1.}), true);
+  CHECK(vals(c) == std::vector<double>{7, 8, 9, 1});
+  c.masked_fill_(tensor({true, false, false, true}), -1.0);
+  c.masked_fill_(tensor({false, true, false, false}), tensor(-2.0));
+  CHECK(vals(c) == std::vector<double>{-1, -2, 9, -1});
+  c.scatter_(0, tensor({2}), 5.0);
+  c.scatter_(0, tensor({0}), tensor({6.}));
+  c.scatter_add_(0, tensor({3, 3}), tensor({1., 2.}));
+  c.index_add_(0, tensor({1}), tensor({10.}));
+  CHECK(vals(c) == std::vector<double>{6, 8, 5, 2});
+  c.scatter_(0, tensor({1}), tensor({2.}), "multiply");
+  c.scatter_(0, tensor({1}), 1.0, "add");
+  CHECK(vals(c) == std::vector<double>{6, 17, 5, 2});
+  CHECK(c.resize_({2, 2}).sizes().vec() == std::vector<int64_t>{2, 2});
+}
+}  // namespace
+
+TEST_CASE("tensor compat: every in-place method runs through a const Tensor&, as in libtorch") {
+  Tensor x = tensor({1., -2., 3., -4.});
+  run_inplace_through_const(x);
+  CHECK(x.sizes().vec() == std::vector<int64_t>{2, 2});
+  CHECK(vals(x) == std::vector<double>{6, 17, 5, 2});
+
+  // Autograd methods through const references.
+  Tensor leaf = tensor({1., 2.});
+  const Tensor& w = leaf;
+  CHECK(&w.requires_grad_() == &w);
+  CHECK(leaf.requires_grad());
+  const Tensor& loss = (w * w).sum();
+  loss.backward();
+  CHECK(vals(w.grad()) == std::vector<double>{2, 4});
+  w.mutable_grad() = zeros_like(leaf);
+  CHECK(vals(leaf.grad()) == std::vector<double>{0, 0});
+  Tensor y = leaf * 3;
+  const Tensor& cy = y;
+  cy.detach_();
+  CHECK(!y.requires_grad());
+  CHECK(y.is_leaf());
+  w.set_requires_grad(false);
+  CHECK(!leaf.requires_grad());
+  // A failed in-place op leaves its input unchanged.
+  CHECK_THROWS_AS(w.add_(ones({3}, kDouble)), InvalidArgument);
+  CHECK(vals(leaf) == std::vector<double>{1, 2});
+}
+
+TEST_CASE("tensor compat: compound assignment writes into a temporary view, as libtorch's members") {
+  Tensor x = zeros({2, 3});
+  x[0] += 1;
+  x[1] -= tensor({1.f, 2.f, 3.f});
+  x[0][2] *= 4;
+  x[1] /= 2;
+  CHECK(vals(x) == std::vector<double>{1, 1, 4, -0.5, -1, -1.5});
+  Tensor y = x;
+  y += 1;  // y shares x's storage: both change
+  CHECK(vals(x)[0] == 2);
+}
+
+TEST_CASE("tensor compat: assigning to a view writes into it, assigning to a named Tensor rebinds") {
+  Tensor x = zeros({2, 3});
+  x[0][1] = 2.5;
+  x[1][1] = 3;
+  x.index({1, indexing::Slice()}) = tensor({7.f, 8.f, 9.f});
+  Tensor row = tensor({4.f, 5.f});
+  x.index({0, indexing::Slice(0, 2)}) = row;  // const Tensor& overload
+  x[0][2] = x[1][0];                          // Tensor&& overload
+  CHECK(vals(x) == std::vector<double>{4, 5, 7, 7, 8, 9});
+  CHECK(vals(row) == std::vector<double>{4, 5});
+  x[1] = 1.5;
+  CHECK(vals(x) == std::vector<double>{4, 5, 7, 1.5, 1.5, 1.5});
+
+  // A named Tensor rebinds: the old elements are untouched.
+  Tensor a = x;
+  Tensor b = ones({4});
+  a = b;
+  CHECK(a.is_same(b));
+  CHECK(vals(x) == std::vector<double>{4, 5, 7, 1.5, 1.5, 1.5});
+  a = zeros({1});
+  CHECK(a.numel() == 1);
+  CHECK(vals(b) == std::vector<double>{1, 1, 1, 1});
+
+  // A value that does not broadcast is an error and changes nothing.
+  CHECK_THROWS_AS(x[0] = ones({4}), InvalidArgument);
+  CHECK(vals(x) == std::vector<double>{4, 5, 7, 1.5, 1.5, 1.5});
+}
+
+TEST_CASE("tensor compat: assigning into a view of a non-leaf records CopySlices") {
+  Tensor w = ones({2, 3}, requires_grad());
+  ember_test::expect_throw<InvalidArgument>([&] { w[0][1] = 3.0; },
+                                            "a view of a leaf Variable that requires grad is being used in an "
+                                            "in-place operation.");
+  Tensor h = w * 2;
+  h[0][1] = 3.0;
+  CHECK(h.grad_fn()->name() == "CopySlices");
+  h.sum().backward();
+  CHECK(vals(w.grad()) == std::vector<double>{2, 0, 2, 2, 2, 2});
+
+  Tensor w2 = ones({2, 3}, requires_grad());
+  Tensor s = full({3}, 2.0, requires_grad());
+  Tensor h2 = w2 * 1;
+  h2[1] = s * 3;
+  CHECK(h2.grad_fn()->name() == "CopySlices");
+  CHECK(vals(h2) == std::vector<double>{1, 1, 1, 6, 6, 6});
+  (h2 * arange(6.).reshape({2, 3})).sum().backward();
+  CHECK(vals(w2.grad()) == std::vector<double>{0, 1, 2, 0, 0, 0});
+  CHECK(vals(s.grad()) == std::vector<double>{9, 12, 15});
+}
+
+TEST_CASE("tensor compat: requires_grad() options, set_requires_grad, data, set_data, alias, toType") {
+  Tensor a = ones({3}, requires_grad());
+  CHECK(a.requires_grad());
+  CHECK(a.is_leaf());
+  CHECK(!ones({3}, requires_grad(false)).requires_grad());
+  CHECK(zeros({2}, dtype(kDouble).requires_grad(true)).requires_grad());
+
+  // set_requires_grad: as requires_grad_, but false on a non-leaf is a no-op.
+  Tensor b = a * 2;
+  CHECK(&b.set_requires_grad(false) == &b);
+  CHECK(b.requires_grad());
+  CHECK_THROWS_WITH(b.requires_grad_(false), Catch::Contains("you can only change requires_grad flags of leaf"));
+  CHECK_THROWS_WITH(arange(3).set_requires_grad(true),
+                    "Only Tensors of floating point and complex dtype can require gradients");
+
+  // data(): the same elements as a leaf without history.
+  Tensor d = b.data();
+  CHECK(!d.requires_grad());
+  CHECK(d.is_leaf());
+  CHECK(d.data_ptr() == b.data_ptr());
+  d.add_(1);
+  CHECK(vals(b) == std::vector<double>{3, 3, 3});
+
+  // set_data: new storage, sizes and dtype; the autograd state stays.
+  Tensor p = ones({2}, requires_grad());
+  p.set_data(full({3}, 2.0, kDouble));
+  CHECK(p.dtype() == kDouble);
+  CHECK(p.sizes().vec() == std::vector<int64_t>{3});
+  CHECK(p.requires_grad());
+  (p * p).sum().backward();
+  CHECK(vals(p.grad()) == std::vector<double>{4, 4, 4});
+  CHECK_THROWS_WITH(p.set_data(zeros({3}, kInt)),
+                    "data set to a tensor that requires gradients must be floating point or complex dtype");
+  CHECK(p.dtype() == kDouble);
+  Tensor q = ones({2});
+  q.set_data(arange(3).to(kInt));
+  CHECK(q.dtype() == kInt);
+  CHECK(vals(q) == std::vector<double>{0, 1, 2});
+  CHECK_THROWS_WITH(q.set_data(Tensor()), Catch::Contains("have incompatible tensor type"));
+
+  // alias(): a view of everything; AliasBackward0 in autograd.
+  Tensor x = arange(6.).reshape({2, 3}).t();
+  Tensor al = alias(x);
+  CHECK(al.sizes() == x.sizes());
+  CHECK(al.strides() == x.strides());
+  al[0][1] = 10;
+  CHECK(x[0][1].item<float>() == 10);
+  Tensor ag = b.alias();
+  CHECK(ag.grad_fn()->name() == "AliasBackward0");
+  (ag * tensor({1.f, 2.f, 3.f})).sum().backward();
+  CHECK(vals(a.grad()) == std::vector<double>{2, 4, 6});
+
+  Tensor ti = tensor({1.5, -2.5}).toType(kInt);
+  CHECK(ti.dtype() == kInt);
+  CHECK(vals(ti) == std::vector<double>{1, -2});
+}
+
+TEST_CASE("tensor compat: repeat tiles as libtorch's, and errors as it does") {
+  Tensor x = arange(6.).reshape({2, 3});
+  Tensor r = x.repeat({2, 1, 2});
+  CHECK(r.sizes().vec() == std::vector<int64_t>{2, 2, 6});
+  const std::vector<double> tile{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5};
+  std::vector<double> want = tile;
+  want.insert(want.end(), tile.begin(), tile.end());
+  CHECK(vals(r) == want);
+  Tensor ri = arange(3).repeat({2, 2});
+  CHECK(ri.dtype() == kLong);
+  CHECK(vals(ri) == std::vector<double>{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2});
+  CHECK(vals(x.t().repeat({1, 2})) == std::vector<double>{0, 3, 0, 3, 1, 4, 1, 4, 2, 5, 2, 5});
+  CHECK(x.repeat({1, 0, 2}).sizes().vec() == std::vector<int64_t>{1, 0, 6});
+  CHECK(vals(tensor(5).repeat({3})) == std::vector<double>{5, 5, 5});
+  CHECK_THROWS_WITH(x.repeat({2}),
+                    "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  CHECK_THROWS_WITH(x.repeat({2, -1}), "Trying to create tensor with negative dimension -3: [4, -3]");
+  CHECK_THROWS_AS(Tensor().repeat({1}), InvalidArgument);
+}
+
+TEST_CASE("tensor compat: repeat's gradient sums the tiles (RepeatBackward0, gradcheck)") {
+  Tensor r = arange(4., kDouble).reshape({2, 2}).requires_grad_();
+  Tensor rr = r.repeat({2, 3});
+  CHECK(rr.grad_fn()->name() == "RepeatBackward0");
+  Tensor w = arange(24., kDouble).reshape({4, 6});
+  (rr * w).sum().backward();
+  // grad[i][j] = sum over the 2x3 tiles of w[2a + i][2b + j].
+  std::vector<double> want;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      double g = 0;
+      for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 3; ++tb) g += (2 * ta + i) * 6 + (2 * tb + j);
+      want.push_back(g);
+    }
+  CHECK(vals(r.grad()) == want);
+
+  manual_seed(ember_test::fresh_seed());
+  Tensor in = randn({2, 3}, kDouble).requires_grad_();
+  CHECK(autograd::gradcheck([](const autograd::variable_list& v) -> autograd::variable_list {
+    return {v[0].repeat({2, 1, 3}), v[0].t().repeat({2, 2}), v[0].repeat({1, 0})};
+  }, {in}));
+  // Double backward: the backward is ordinary ops.
+  Tensor z = randn({3}, kDouble).requires_grad_();
+  Tensor g = autograd::grad({(z.repeat({2}) * z.repeat({2})).sum()}, {z}, {}, true, true)[0];
+  CHECK(vals(g) == vals(z * 4));
+  CHECK(g.requires_grad());
+}
+
+TEST_CASE("tensor compat: item() is a Scalar with libtorch's checked accessors") {
+  Scalar f = tensor(2.5).item();
+  CHECK(f.isFloatingPoint());
+  CHECK(f.type() == kDouble);
+  CHECK(f.toDouble() == 2.5);
+  CHECK(f.toFloat() == 2.5f);
+  CHECK(f.toInt() == 2);
+  CHECK(f.toLong() == 2);
+  CHECK(f.toBool());
+  CHECK(f.to<double>() == 2.5);
+  Scalar i = tensor(7).item();
+  CHECK(i.isIntegral(false));
+  CHECK(i.type() == kLong);
+  CHECK(i.toLong() == 7);
+  CHECK(i.toDouble() == 7.0);
+  Scalar t = tensor(true).item();
+  CHECK(t.isBoolean());
+  CHECK(!t.isIntegral(false));
+  CHECK(t.isIntegral(true));
+  CHECK(t.toInt() == 1);
+  CHECK(Scalar(-3.7).toLong() == -3);
+  CHECK(Scalar(-1).toByte() == 255);
+  CHECK(float(Scalar(0.5).toHalf()) == 0.5f);
+  CHECK(std::isinf(Scalar(std::numeric_limits<double>::infinity()).toFloat()));
+  CHECK(std::isnan(Scalar(std::nan("")).toFloat()));
+  CHECK_THROWS_WITH(Scalar(1e20).toInt(), "value cannot be converted to type int without overflow");
+  CHECK_THROWS_WITH(Scalar(int64_t(1) << 40).toInt(), "value cannot be converted to type int without overflow");
+  CHECK_THROWS_WITH(Scalar(300).toByte(), "value cannot be converted to type uint8_t without overflow");
+  CHECK_THROWS_WITH(Scalar(std::nan("")).toLong(), "value cannot be converted to type int64_t without overflow");
+  CHECK_THROWS_WITH(Scalar(-std::numeric_limits<double>::infinity()).toLong(),
+                    "value cannot be converted to type int64_t without overflow");
+  CHECK_THROWS_WITH(Scalar(1e300).toFloat(), "value cannot be converted to type float without overflow");
+  CHECK_THROWS_WITH(Scalar(70000).toHalf(), "value cannot be converted to type at::Half without overflow");
+  CHECK_THROWS_AS(Scalar(1e20).toInt(), InvalidArgument);
+}
+
+TEST_CASE("tensor compat: free t, transpose, isfinite") {
+  Tensor x = arange(6).reshape({2, 3});
+  CHECK(t(x).sizes().vec() == std::vector<int64_t>{3, 2});
+  CHECK(vals(t(x)) == std::vector<double>{0, 3, 1, 4, 2, 5});
+  CHECK(vals(t(arange(3))) == std::vector<double>{0, 1, 2});
+  CHECK_THROWS_WITH(t(ones({2, 2, 2})), "t() expects a tensor with <= 2 dimensions, but self is 3D");
+  CHECK(transpose(x, 0, 1).equal(x.transpose(0, 1)));
+  CHECK(transpose(x, -1, 0).storage().get() == x.storage().get());
+  CHECK_THROWS_AS(transpose(x, 0, 2), InvalidArgument);
+
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor v = tensor({1.0, inf, std::nan(""), -inf, -2.0});
+  CHECK(isfinite(v).dtype() == kBool);
+  CHECK(vals(isfinite(v)) == std::vector<double>{1, 0, 0, 0, 1});
+  CHECK(vals(v.to(kHalf).isfinite()) == std::vector<double>{1, 0, 0, 0, 1});
+  CHECK(vals(isfinite(tensor({1, 2}))) == std::vector<double>{1, 1});
+  CHECK(vals(isfinite(tensor({true}))) == std::vector<double>{1});
+  Tensor g = v.to(kDouble).requires_grad_();
+  CHECK(!isfinite(g).requires_grad());
+  CHECK_THROWS_AS(isfinite(Tensor()), InvalidArgument);
+}
+
+namespace {
+size_t count_defined(TensorList list) {
+  size_t n = 0;
+  for (const Tensor& t : list) n += t.defined();
+  return n;
+}
+}  // namespace
+
+TEST_CASE("tensor compat: Variable, variable_list, tensor_list and TensorList as libtorch's") {
+  static_assert(std::is_same_v<autograd::Variable, Tensor>);
+  static_assert(std::is_same_v<autograd::tensor_list, std::vector<Tensor>>);
+  static_assert(std::is_same_v<autograd::variable_list, std::vector<Tensor>>);
+  static_assert(std::is_same_v<TensorList, ArrayRef<Tensor>>);
+  autograd::tensor_list v{ones({2}), Tensor(), zeros({1})};
+  TensorList l = v;
+  CHECK(l.size() == 3);
+  CHECK(l[0].is_same(v[0]));
+  CHECK(count_defined(v) == 2);
+  CHECK(count_defined({ones({1}), ones({1})}) == 2);
 }

@@ -14,7 +14,7 @@ using ember_test::fresh_seed;
 
 TEST_CASE("validation: addmm checks the input dtype and adds beta * c once") {
   Tensor a = ones({2, 3}), b = ones({3, 2});
-  CHECK_THROWS_WITH(addmm(zeros({2, 2}, kHalf), a, b), Catch::Contains("expected input of dtype float32"));
+  CHECK_THROWS_WITH(addmm(zeros({2, 2}, kHalf), a, b), Catch::Contains("self and mat2 must have the same dtype, but got Half and Float"));
   CHECK_THROWS_AS(addmm(zeros({3, 3}), a, b), InvalidArgument);
   CHECK(dvalues(addmm(tensor({1.0f, 2.0f}), a, b, 0.5, 2)) == std::vector<double>{6.5, 7, 6.5, 7});
   Tensor nan_c = full({2, 2}, NAN);
@@ -81,7 +81,7 @@ TEST_CASE("validation: integer results reject floating parameters") {
   CHECK_THROWS_WITH(sub(i, i, 0.5), Catch::Contains("argument alpha"));
   CHECK(dvalues(add(i, i, 2)) == std::vector<double>{3, 6});
   CHECK(dvalues(add(i.to(kFloat), i, 1.5)) == std::vector<double>{2.5, 5});
-  CHECK_THROWS_WITH(i.clamp_(0.5), Catch::Contains("can't be cast to the desired output type int64"));
+  CHECK_THROWS_WITH(i.clamp_(0.5), Catch::Contains("result type Float can't be cast to the desired output type Long"));
   CHECK(dvalues(i) == std::vector<double>{1, 2});
 }
 

@@ -5,7 +5,11 @@
 #include <ember/ember.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <functional>
+#include <optional>
+
+#include "torch_crosscheck_util.h"
 
 namespace {
 
@@ -42,6 +46,7 @@ void check_same(const ember::Tensor& e, const torch::Tensor& t, double tol = 1e-
       REQUIRE(std::isnan(a[i]) == std::isnan(b[i]));
       continue;
     }
+    if (a[i] == b[i]) continue;  // also equal infinities
     INFO("element " << i << ": ember " << a[i] << ", torch " << b[i]);
     REQUIRE(std::abs(a[i] - b[i]) <= tol * (1 + std::abs(b[i])));
   }
@@ -188,4 +193,81 @@ TEST_CASE("crosscheck: gradients and grad_fn names of a sample of graphs") {
     (ty * w.t).sum().backward();
     for (size_t i = 0; i < ein.size(); ++i) check_same(ein[i].grad(), tin[i].grad(), 1e-9);
   }
+}
+
+TEST_CASE("crosscheck: var / std / var_mean / std_mean overloads and corrections") {
+  ember::manual_seed(15);
+  Pair x = make({3, 4, 5}, ember::kFloat);
+  const ember::Tensor& e = x.e;
+  const torch::Tensor& t = x.t;
+  // The same spellings resolve to the same overloads (a literal 0 is a dim, true is unbiased).
+  check_same(std::get<0>(ember::var_mean(e, 0)), std::get<0>(torch::var_mean(t, 0)));
+  check_same(std::get<1>(ember::var_mean(e, 0)), std::get<1>(torch::var_mean(t, 0)));
+  check_same(std::get<0>(ember::std_mean(e, 1)), std::get<0>(torch::std_mean(t, 1)));
+  check_same(std::get<0>(ember::var_mean(e, true)), std::get<0>(torch::var_mean(t, true)));
+  check_same(std::get<0>(ember::var_mean(e, false)), std::get<0>(torch::var_mean(t, false)));
+  check_same(std::get<0>(ember::var_mean(e, 1, false, true)),
+             std::get<0>(torch::var_mean(t, 1, false, true)));
+  check_same(std::get<1>(ember::std_mean(e, 2, true, true)), std::get<1>(torch::std_mean(t, 2, true, true)));
+  // libtorch finds {0, 1} ambiguous (IntArrayRef or DimnameList); ember has no Dimname.
+  check_same(std::get<0>(ember::var_mean(e, {0, 1})),
+             std::get<0>(torch::var_mean(t, at::IntArrayRef{0, 1})));
+  check_same(e.var(0), t.var(0));
+  check_same(e.std({0}), t.std({0}));
+  check_same(ember::var(e, {1}, 2, true), torch::var(t, {1}, 2, true));
+  for (int64_t c : {0, 1, 2, 4, -1}) {
+    INFO("correction " << c);
+    check_same(ember::var(e, {1}, std::optional<int64_t>(c)), torch::var(t, {1}, c10::optional<int64_t>(c)));
+    check_same(e.std({0, 2}, std::optional<int64_t>(c), true),
+               t.std(at::IntArrayRef{0, 2}, c10::optional<int64_t>(c), true));  // {0, 2}: ambiguous there
+    auto [ev, em] = ember::var_mean(e, {2}, std::optional<int64_t>(c));
+    auto [tv, tm] = torch::var_mean(t, {2}, c10::optional<int64_t>(c));
+    check_same(ev, tv);
+    check_same(em, tm);
+    check_same(std::get<0>(ember::std_mean(e, {0}, std::optional<int64_t>(c), true)),
+               std::get<0>(torch::std_mean(t, {0}, c10::optional<int64_t>(c), true)));
+  }
+}
+
+TEST_CASE("crosscheck: isclose rounds its tolerance as libtorch in every dtype") {
+  ember::manual_seed(16);
+  const double tols[][2] = {{1e-5, 1e-8}, {1.1, 0.1}, {1e-2, 0}, {0, 0.5}, {0, 0}, {1e-3, 1e-3}, {0.3, 2.0}};
+  const double kInf = INFINITY, kNan = NAN;
+  for (ember::ScalarType dt : kTypes) {
+    INFO(ember::name(dt));
+    for (const auto& tol : tols) {
+      INFO("rtol " << tol[0] << ", atol " << tol[1]);
+      // b near a, so that many pairs sit at the edge of the tolerance in dt.
+      ember::Tensor scale = ember::pow(10.0, ember::randint(-4, 4, {4000}).to(ember::kDouble));
+      ember::Tensor a = ember::randn({4000}, ember::kDouble) * scale;
+      ember::Tensor noise = ember::randn({4000}, ember::kDouble);
+      ember::Tensor b = a * (1 + noise * tol[0]) + noise * tol[1];
+      if (ember::is_integral(dt, true)) {
+        a = (a * 10).round().clamp(0, 100);
+        b = (a - (noise * 3).round().abs()).clamp(0, 100);  // b <= a: libtorch's uint8 difference wraps
+      } else {
+        // Edge values: 0.1 against 0, infinities, NaN, differences that overflow float16 / float32.
+        const ember::indexing::Slice head(0, 8);
+        a.index_put_({head}, ember::tensor({0.0, 0.1, kInf, -kInf, kNan, kNan, 6e4, 3e38}, ember::kDouble));
+        b.index_put_({head}, ember::tensor({0.1, 0.0, kInf, kInf, kNan, 1.0, -6e4, -3e38}, ember::kDouble));
+      }
+      ember::Tensor ea = a.to(dt), eb = b.to(dt);
+      torch::Tensor ta = crosscheck::as_torch(ea), tb = crosscheck::as_torch(eb);
+      for (bool equal_nan : {false, true}) {
+        ember::Tensor got = ember::isclose(ea, eb, tol[0], tol[1], equal_nan).to(ember::kInt64);
+        torch::Tensor want = torch::isclose(ta, tb, tol[0], tol[1], equal_nan).to(torch::kLong);
+        const int64_t* g = got.data_ptr<int64_t>();
+        const int64_t* w = want.contiguous().data_ptr<int64_t>();
+        int64_t bad = 0;
+        for (int64_t i = 0; i < got.numel(); ++i) bad += g[i] != w[i];
+        CHECK(bad == 0);
+        CHECK(ember::allclose(ea, eb, tol[0], tol[1], equal_nan) ==
+              torch::allclose(ta, tb, tol[0], tol[1], equal_nan));
+      }
+    }
+  }
+  ember::Tensor x = ember::zeros({3});
+  torch::Tensor tx = torch::zeros({3});
+  CHECK(ember::allclose(0.99 * x + 0.1, 1.0 * x, 1.1, 0.1));
+  CHECK(torch::allclose(0.99 * tx + 0.1, 1.0 * tx, 1.1, 0.1));
 }

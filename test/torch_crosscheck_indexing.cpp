@@ -128,3 +128,58 @@ TEST_CASE("crosscheck: index_select, index_add, nonzero, masked_select") {
     }
   }
 }
+
+TEST_CASE("crosscheck: int32 and 0-dim integer indices, value dims dropped by index_put_, aliases") {
+  ember::manual_seed(34);
+  Pair x = values({4, 5, 6}, ember::kFloat);
+  for (ember::ScalarType it : {ember::kInt8, ember::kInt16, ember::kInt32, ember::kInt64}) {
+    INFO(ember::name(it));
+    ember::Tensor e2 = ember::scalar_tensor(2, it), em1 = ember::scalar_tensor(-1, it);
+    torch::Tensor t2 = torch::scalar_tensor(2, to_torch(it)), tm1 = torch::scalar_tensor(-1, to_torch(it));
+    check_same(x.e.index({e2}), x.t.index({t2}));
+    check_same(x.e.index({Slice(), em1, e2}), x.t.index({ti::Slice(), tm1, t2}));
+    ember::Tensor e = x.e.clone();
+    torch::Tensor t = x.t.clone();
+    e.index_put_({e2, Slice(1, 3)}, 7.5);
+    t.index_put_({t2, ti::Slice(1, 3)}, 7.5);
+    check_same(e, t);
+  }
+  // libtorch 1.13 takes int32 positions in index_select / index_add (its index and
+  // index_put_ take them from 2.0): ember's int32 results equal libtorch's int64 ones.
+  Pair p = positions({3, 2}, 4);
+  ember::Tensor p32 = p.e.to(ember::kInt32);
+  check_same(x.e.index({p32}), x.t.index({p.t}));
+  check_same(x.e.index({Slice(), Slice(0, 4), p32}), x.t.index({ti::Slice(), ti::Slice(0, 4), p.t}));
+  ember::Tensor i32 = ember::randint(0, 5, {7}, ember::TensorOptions(ember::kInt32));
+  check_same(ember::index_select(x.e, 1, i32), torch::index_select(x.t, 1, as_torch(i32)));
+  check_same(ember::index_select(x.e, 2, ember::scalar_tensor(3, ember::kInt32)),
+             torch::index_select(x.t, 2, torch::scalar_tensor(3, torch::kInt32)));
+  Pair src = values({4, 7, 6}, ember::kFloat);
+  check_same(ember::index_add(x.e, 1, i32, src.e), torch::index_add(x.t, 1, as_torch(i32), src.t));
+  {
+    ember::Tensor e = x.e.clone();
+    torch::Tensor t = x.t.clone();
+    e.index_put_({p32}, ember::scalar_tensor(-2.0, ember::kFloat));
+    t.index_put_({p.t}, torch::scalar_tensor(-2.0, torch::kFloat));
+    check_same(e, t);
+  }
+  // The TensorIndex form drops the value's leading size-1 dims, in basic and advanced indexing.
+  Pair v = values({1, 1, 5, 6}, ember::kFloat), w = values({1, 1, 2, 1, 6}, ember::kFloat);
+  ember::Tensor e = x.e.clone();
+  torch::Tensor t = x.t.clone();
+  ember::Tensor i = ember::tensor({int64_t(3)});
+  e.index_put_({i}, v.e);
+  t.index_put_({as_torch(i)}, v.t);
+  e.index_put_({Slice(0, 1)}, v.e);
+  t.index_put_({ti::Slice(0, 1)}, v.t);
+  e.index_put_({2}, v.e);
+  t.index_put_({2}, v.t);
+  ember::Tensor j = ember::tensor({int64_t(1), int64_t(0)});
+  e.index_put_({Slice(1, 3), j}, w.e);
+  t.index_put_({ti::Slice(1, 3), as_torch(j)}, w.t);
+  check_same(e, t);
+  // "..." alone is a new alias in both.
+  CHECK(!x.e.index({"..."}).is_same(x.e));
+  CHECK(!x.t.index({"..."}).is_same(x.t));
+  CHECK(x.e.index({"..."}).data_ptr() == x.e.data_ptr());
+}

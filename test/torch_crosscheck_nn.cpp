@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <catch2/catch.hpp>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -192,4 +193,99 @@ TEST_CASE("nn crosscheck: init gains and the printed tree match libtorch's text"
   for (auto& p : ts->named_parameters()) tn.push_back(p.key());
   for (auto& p : es->named_parameters()) en.push_back(p.key());
   CHECK(en == tn);
+}
+
+TEST_CASE("nn crosscheck: clip_grad_norm_ / clip_grad_value_ return and scale as libtorch, every norm type") {
+  for (double norm_type : {2.0, 1.0, 3.5, 0.0, std::numeric_limits<double>::infinity()}) {
+    for (double max_norm : {0.3, 1e3}) {
+      INFO("norm_type " << norm_type << " max_norm " << max_norm);
+      std::vector<ember::Tensor> ep;
+      std::vector<torch::Tensor> tp;
+      for (std::vector<int64_t> shape : {std::vector<int64_t>{3, 2}, {4}, {1}}) {
+        ember::Tensor p = ember::zeros(shape, ember::kFloat).requires_grad_();
+        p.mutable_grad() = ember::randn(shape, ember::kFloat);
+        torch::Tensor t = torch::zeros(shape, torch::kFloat).requires_grad_();
+        t.mutable_grad() = as_torch(p.grad());
+        ep.push_back(p);
+        tp.push_back(t);
+      }
+      const double en = ember::nn::utils::clip_grad_norm_(ep, max_norm, norm_type);
+      const double tn = torch::nn::utils::clip_grad_norm_(tp, max_norm, norm_type);
+      CHECK(en == Approx(tn).epsilon(1e-6));
+      for (size_t i = 0; i < ep.size(); ++i) check_close(ep[i].grad(), tp[i].grad(), 1e-6);
+    }
+  }
+  ember::Tensor p = ember::zeros({5}).requires_grad_();
+  p.mutable_grad() = ember::randn({5}) * 3;
+  torch::Tensor t = torch::zeros({5}).requires_grad_();
+  t.mutable_grad() = as_torch(p.grad());
+  ember::nn::utils::clip_grad_value_(p, 1.5);
+  torch::nn::utils::clip_grad_value_(t, 1.5);
+  check_close(p.grad(), t.grad(), 0);
+}
+
+TEST_CASE("nn crosscheck: leaky_relu, parameters_to_vector and the containers' printed text") {
+  ember::Tensor x = leaf({4, 5});
+  torch::Tensor tx = tleaf(x);
+  ember::Tensor y = ember::leaky_relu(x, 0.2);
+  torch::Tensor ty = torch::leaky_relu(tx, 0.2);
+  check_close(y, ty, 0);
+  CHECK(y.grad_fn()->name() == ty.grad_fn()->name());
+  ember::Tensor g = ember::randn({4, 5}, ember::kDouble);
+  y.backward(g);
+  ty.backward(as_torch(g));
+  check_close(x.grad(), tx.grad(), 0);
+  check_close(ember::leaky_relu(x.detach()), torch::leaky_relu(tx.detach()), 0);
+
+  ember::nn::Linear el(3, 2);
+  torch::nn::Linear tl(3, 2);
+  set(el->weight, tl->weight);
+  set(el->bias, tl->bias);
+  check_close(ember::nn::utils::parameters_to_vector(el->parameters()),
+              torch::nn::utils::parameters_to_vector(tl->parameters()), 0);
+
+  ember::nn::Sequential es(ember::nn::Linear(2, 3), ember::nn::Functional(ember::relu),
+                           ember::nn::Functional(ember::leaky_relu, 0.2));
+  torch::nn::Sequential ts(torch::nn::Linear(2, 3), torch::nn::Functional(torch::relu),
+                           torch::nn::Functional(torch::leaky_relu, 0.2));
+  std::ostringstream s;
+  s << es;
+  CHECK(s.str() == torch_text(*ts));
+  ember::nn::ModuleList el2(ember::nn::Tanh(), es);
+  torch::nn::ModuleList tl2(torch::nn::Tanh(), ts);
+  el2->insert(1, ember::nn::Sigmoid());
+  tl2->insert(1, torch::nn::Sigmoid());
+  std::ostringstream l;
+  l << el2;
+  CHECK(l.str() == torch_text(*tl2));
+  ember::nn::ModuleDict ed(std::vector<std::pair<std::string, std::shared_ptr<ember::nn::Module>>>{
+      {"fc", ember::nn::Linear(1, 2).ptr()}, {"act", ember::nn::ReLU().ptr()}});
+  torch::nn::ModuleDict td(std::vector<std::pair<std::string, std::shared_ptr<torch::nn::Module>>>{
+      {"fc", torch::nn::Linear(1, 2).ptr()}, {"act", torch::nn::ReLU().ptr()}});
+  std::ostringstream d;
+  d << ed;
+  CHECK(d.str() == torch_text(*td));
+  ember::nn::ParameterList epl(ember::ones({2, 3}), ember::zeros({4}, ember::kDouble), ember::ones({}, ember::kLong));
+  torch::nn::ParameterList tpl(torch::ones({2, 3}), torch::zeros({4}, torch::kDouble), torch::ones({}, torch::kLong));
+  std::ostringstream pl;
+  pl << epl;
+  CHECK(pl.str() == torch_text(*tpl));
+  ember::nn::ParameterDict epd;
+  epd->insert("w", ember::ones({3}));
+  epd->insert("b", ember::zeros({1, 2}, ember::kDouble));
+  torch::nn::ParameterDict tpd;
+  tpd->insert("w", torch::ones({3}));
+  tpd->insert("b", torch::zeros({1, 2}, torch::kDouble));
+  std::ostringstream pd;
+  pd << epd;
+  CHECK(pd.str() == torch_text(*tpd));
+
+  // clone(): the copy's parameters equal the original's, name for name, in libtorch as here.
+  auto ec = es->clone();
+  auto tc = ts->clone();
+  CHECK(ec->named_parameters().keys() == std::vector<std::string>{"0.weight", "0.bias"});
+  std::vector<std::string> tkeys;
+  for (const auto& p : tc->named_parameters()) tkeys.push_back(p.key());
+  CHECK(tkeys == ec->named_parameters().keys());
+  check_close(ec->named_parameters()["0.weight"], as_torch(es->named_parameters()["0.weight"]), 0);
 }

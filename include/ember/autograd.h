@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "ember/array_ref.h"
 #include "ember/device.h"
 #include "ember/export.h"
 #include "ember/scalar_type.h"
@@ -48,7 +49,10 @@ struct EMBER_API NoGradGuard : AutoGradMode {
 
 namespace autograd {
 
+/// libtorch's autograd spellings: a Variable is a Tensor.
+using Variable = Tensor;
 using variable_list = std::vector<Tensor>;
+using tensor_list = std::vector<Tensor>;
 struct Node;
 
 /// One input of a node: which node receives the gradient and in which of its slots.
@@ -123,22 +127,40 @@ struct EMBER_API Node : std::enable_shared_from_this<Node> {
   std::vector<PreHook> pre_hooks_;
 };
 
-/// A value kept in AutogradContext::saved_data (libtorch's IValue, for the types ember saves).
+/// A value kept in AutogradContext::saved_data (libtorch's IValue, for the types a custom
+/// function saves): None, a tensor, a tensor list, a double, an integer, a bool or a string.
 class EMBER_API SavedValue {
  public:
   SavedValue() = default;
+  SavedValue(std::nullopt_t) {}
   SavedValue(Tensor t) : v_(std::move(t)) {}
+  SavedValue(std::vector<Tensor> ts) : v_(std::move(ts)) {}
   SavedValue(double d) : v_(d) {}
   SavedValue(int64_t i) : v_(i) {}
   SavedValue(int i) : v_(int64_t(i)) {}
   SavedValue(bool b) : v_(b) {}
+  SavedValue(std::string str) : v_(std::move(str)) {}
+  SavedValue(const char* str) : v_(std::string(str)) {}
+  bool isNone() const { return v_.index() == 0; }
+  bool isTensor() const { return v_.index() == 1; }
+  bool isTensorList() const { return v_.index() == 2; }
+  bool isDouble() const { return v_.index() == 3; }
+  bool isInt() const { return v_.index() == 4; }
+  bool isBool() const { return v_.index() == 5; }
+  bool isString() const { return v_.index() == 6; }
+  /// Each throws InvalidArgument naming what the value holds when it is another type.
   Tensor toTensor() const;
+  std::vector<Tensor> toTensorList() const;
   double toDouble() const;
   int64_t toInt() const;
   bool toBool() const;
+  const std::string& toStringRef() const;
+  std::string toString() const { return toStringRef(); }
+  /// "None", "Tensor", "TensorList", "Double", "Int", "Bool" or "String", as IValue::tagKind.
+  const char* tagKind() const;
 
  private:
-  std::variant<std::monostate, Tensor, double, int64_t, bool> v_;
+  std::variant<std::monostate, Tensor, std::vector<Tensor>, double, int64_t, bool, std::string> v_;
 };
 
 /// What a custom Function's forward leaves for its backward (torch::autograd::AutogradContext).
@@ -153,6 +175,9 @@ struct EMBER_API AutogradContext {
   void mark_non_differentiable(const variable_list& outputs);
   /// Whether forward argument i needs a gradient.
   bool needs_input_grad(size_t i) const;
+  /// Whether backward sees zeros (true, the default) or undefined tensors for outputs that
+  /// got no gradient.
+  void set_materialize_grads(bool value) { materialize_grads_ = value; }
 
   // used by Function<T>::apply
   variable_list to_save_;
@@ -160,18 +185,23 @@ struct EMBER_API AutogradContext {
   std::vector<const TensorImpl*> dirty_, non_differentiable_;
   std::vector<bool> needs_input_grad_;
   std::weak_ptr<Node> node_;
+  bool materialize_grads_ = true;
 };
 
 namespace detail {
 struct EMBER_API CustomNodeBase : Node {
   AutogradContext ctx_;
-  std::vector<int> arg_of_edge_;  // the forward argument each next edge comes from
+  std::vector<int> arg_of_edge_;      // the forward argument each next edge comes from
+  std::vector<InputMeta> output_meta_;  // the forward's outputs, for materialized gradients
   void release_variables() override;
+  /// Zeros for the outputs that got no gradient, unless the context says otherwise.
+  variable_list materialize(variable_list&& grads) const;
 };
 /// Wires a custom node: edges from the tensor arguments, history on the outputs, saved tensors.
-EMBER_API void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const std::vector<const Tensor*>& args,
+EMBER_API void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const variable_list& args,
                                  const std::vector<int>& arg_index, variable_list& outputs, size_t num_args);
-EMBER_API bool any_requires_grad(const std::vector<const Tensor*>& args);
+EMBER_API bool any_requires_grad(const std::vector<const Tensor*>& args);  // null: a Scalar operand
+EMBER_API bool any_arg_requires_grad(const variable_list& args);
 /// "torch::autograd::CppNode<Name>" as libtorch names a custom function's node.
 EMBER_API std::string custom_node_name(const char* mangled);
 /// Maps T::backward's result (one entry per forward argument) onto the node's edges.
@@ -181,20 +211,29 @@ template <class T>
 struct CustomNode final : CustomNodeBase {
   std::string name() const override { return name_; }
   variable_list apply(variable_list&& grads) override {
-    return pick_edge_grads(*this, T::backward(&ctx_, std::move(grads)));
+    return pick_edge_grads(*this, T::backward(&ctx_, materialize(std::move(grads))));
   }
   std::string name_;
 };
 
-inline void collect_arg(std::vector<const Tensor*>& ts, std::vector<int>& idx, int& pos, const Tensor& t) {
-  ts.push_back(&t);
+// Copies, not pointers: forward may take its arguments by value and move from them.
+inline void collect_arg(variable_list& ts, std::vector<int>& idx, int& pos, const Tensor& t) {
+  ts.push_back(t);
   idx.push_back(pos++);
 }
-inline void collect_arg(std::vector<const Tensor*>& ts, std::vector<int>& idx, int& pos, const variable_list& v) {
+inline void collect_arg(variable_list& ts, std::vector<int>& idx, int& pos, const variable_list& v) {
   for (const Tensor& t : v) collect_arg(ts, idx, pos, t);
 }
+inline void collect_arg(variable_list& ts, std::vector<int>& idx, int& pos, ArrayRef<Tensor> v) {
+  for (const Tensor& t : v) collect_arg(ts, idx, pos, t);
+}
+// An optional tensor is a tensor argument when it holds one (libtorch's ExtractVariables).
+inline void collect_arg(variable_list& ts, std::vector<int>& idx, int& pos, const std::optional<Tensor>& t) {
+  if (t) collect_arg(ts, idx, pos, *t);
+  else ++pos;
+}
 template <class A>
-void collect_arg(std::vector<const Tensor*>&, std::vector<int>&, int& pos, const A&) {
+void collect_arg(variable_list&, std::vector<int>&, int& pos, const A&) {
   ++pos;
 }
 }  // namespace detail
@@ -209,11 +248,11 @@ struct Function {
   static auto apply(Args&&... args) {
     auto node = std::make_shared<detail::CustomNode<T>>();
     node->name_ = detail::custom_node_name(typeid(T).name());
-    std::vector<const Tensor*> ts;
+    variable_list ts;
     std::vector<int> idx;
     int pos = 0;
     (detail::collect_arg(ts, idx, pos, args), ...);
-    const bool record = GradMode::is_enabled() && detail::any_requires_grad(ts);
+    const bool record = GradMode::is_enabled() && detail::any_arg_requires_grad(ts);
     using R = decltype(T::forward(&node->ctx_, std::forward<Args>(args)...));
     R result;
     {

@@ -4,6 +4,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd.h"
+#include "ember/check.h"
 #include "ember/cuda.h"
 #include "ember/device.h"
 #include "ember/device_api.h"

@@ -44,6 +44,9 @@ struct ElementwiseArgs {
   KernelScalar param[3];
   bool has_param[3] = {};
   uint64_t seed = 0, offset = 0;  // random ops: counter-based generator state
+  /// CPU random ops: the CPUGeneratorImpl to draw from serially, its lock held by the
+  /// front-end; null on other devices (they use seed and offset).
+  void* generator = nullptr;
 };
 
 /// Reductions over some dims of one input. Kept dims and reduced dims are listed
@@ -194,6 +197,12 @@ struct IndexArgs {
 ///    buf1 (exp_avg_sq) = beta2 * buf1 + (1 - beta2) * g * g; amsgrad keeps
 ///    buf2 = max(buf2, buf1) and uses it for buf1; p -= step_size * buf0 /
 ///    (sqrt(buf1) / bias_correction2_sqrt + eps).
+///  - RmspropStep: g = grad + weight_decay * p; buf0 (square_avg) = alpha * buf0 + (1 - alpha)
+///    * g * g; centered keeps buf2 (grad_avg) = alpha * buf2 + (1 - alpha) * g and avg =
+///    sqrt(buf0 - buf2 * buf2) + eps, else avg = sqrt(buf0) + eps; with momentum, buf1 =
+///    momentum * buf1 + g / avg and p -= lr * buf1, else p -= lr * g / avg.
+///  - AdagradStep: g = grad + weight_decay * p; buf0 (sum) += g * g; p -= step_size * g /
+///    (sqrt(buf0) + eps), step_size being the decayed lr.
 ///  - AmpUnscale (GradScaler::unscale_): param is a gradient, multiplied in place by lr (the
 ///    inverse scale); buf0 is one float32 on the kernel's device, set to 1 when any element
 ///    was inf or NaN (never cleared: one flag serves every gradient of a device).
@@ -201,16 +210,19 @@ struct OptimArgs {
   ScalarType dtype = ScalarType::Float;
   char* param = nullptr;
   const char* grad = nullptr;
-  char* buf0 = nullptr;  // momentum_buffer (SGD) or exp_avg (Adam)
-  char* buf1 = nullptr;  // exp_avg_sq
-  char* buf2 = nullptr;  // max_exp_avg_sq (amsgrad)
+  char* buf0 = nullptr;  // momentum_buffer (SGD), exp_avg (Adam), square_avg (RMSprop), sum (Adagrad)
+  char* buf1 = nullptr;  // exp_avg_sq (Adam), momentum_buffer (RMSprop)
+  char* buf2 = nullptr;  // max_exp_avg_sq (amsgrad), grad_avg (centered RMSprop)
   int64_t numel = 0;
   double lr = 0, weight_decay = 0;
   double momentum = 0, dampening = 0;                      // SGD
   double beta1 = 0, beta2 = 0, eps = 0;                    // Adam
-  double step_size = 0, bias_correction2_sqrt = 1;         // Adam: lr / (1 - beta1^t), sqrt(1 - beta2^t)
+  double step_size = 0, bias_correction2_sqrt = 1;         // Adam: lr / (1 - beta1^t), sqrt(1 - beta2^t);
+                                                           // Adagrad: lr / (1 + (step - 1) * lr_decay)
+  double alpha = 0;                                        // RMSprop's smoothing constant
   bool nesterov = false, first_step = false;               // SGD
   bool amsgrad = false, decoupled_weight_decay = false;    // Adam / AdamW
+  bool centered = false;                                   // RMSprop
 };
 
 }  // namespace ember

@@ -1,7 +1,8 @@
 #pragma once
-/// ember::nn: modules, containers, layers, nn::functional and nn::init (libtorch's torch::nn).
+/// ember::nn: modules, containers, layers, nn::functional, nn::init and nn::utils (libtorch's torch::nn).
 
 #include "ember/nn/activation.h"
+#include "ember/nn/cloneable.h"
 #include "ember/nn/container.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
@@ -11,3 +12,4 @@
 #include "ember/nn/options.h"
 #include "ember/nn/ordered_dict.h"
 #include "ember/nn/pimpl.h"
+#include "ember/nn/utils.h"

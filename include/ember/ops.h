@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ember/export.h"
+#include "ember/generator.h"
 #include "ember/tensor.h"
 #include "ember/tensor_literal.h"
 
@@ -30,24 +31,41 @@ EMBER_API Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
                           const TensorOptions& options = {});
 EMBER_API Tensor eye(int64_t n, const TensorOptions& options = {});
 EMBER_API Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+// Random tensors (ember/generator.h): on the CPU the values are libtorch's for the same
+// seed; `generator` (an empty optional: the default one) must be of the result's device type.
 EMBER_API Tensor rand(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor rand(IntArrayRef sizes, std::optional<Generator> generator, const TensorOptions& options = {});
 EMBER_API Tensor randn(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor randn(IntArrayRef sizes, std::optional<Generator> generator, const TensorOptions& options = {});
 EMBER_API Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor randint(int64_t high, IntArrayRef sizes, std::optional<Generator> generator,
+                         const TensorOptions& options = {});
 EMBER_API Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, std::optional<Generator> generator,
+                         const TensorOptions& options = {});
+/// A random permutation of 0 .. n-1 (int64 unless told).
+EMBER_API Tensor randperm(int64_t n, const TensorOptions& options = {});
+EMBER_API Tensor randperm(int64_t n, std::optional<Generator> generator, const TensorOptions& options = {});
+/// normal(mean, std) of the given size (the default dtype unless told).
+EMBER_API Tensor normal(double mean, double std, IntArrayRef sizes, std::optional<Generator> generator = {},
+                        const TensorOptions& options = {});
+/// 0 or 1 with probability p per element: of the tensor of probabilities, or of the scalar p.
+EMBER_API Tensor bernoulli(const Tensor& p, std::optional<Generator> generator = {});
+EMBER_API Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> generator = {});
 EMBER_API Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
 EMBER_API Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
 EMBER_API Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options = {});
 EMBER_API Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
 EMBER_API Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
 EMBER_API Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
+EMBER_API Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options = {});
+EMBER_API Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
 /// Wraps memory the caller owns (no copy); the deleter, when given, runs when the last view dies.
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
                            const TensorOptions& options = {});
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter,
                            const TensorOptions& options = {});
-/// Seeds rand / randn / randint on every device.
-EMBER_API void manual_seed(uint64_t seed);
 
 EMBER_API Tensor scalar_tensor(const Scalar& value, const TensorOptions& options = {});
 
@@ -110,6 +128,9 @@ EMBER_API Tensor tanh(const Tensor& x);
 EMBER_API Tensor sigmoid(const Tensor& x);
 EMBER_API Tensor relu(const Tensor& x);
 EMBER_API Tensor gelu(const Tensor& x);
+/// x where x > 0, negative_slope * x elsewhere (floating dtypes); leaky_relu_ in place.
+EMBER_API Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope = 0.01);
+EMBER_API Tensor& leaky_relu_(Tensor& x, const Scalar& negative_slope = 0.01);
 EMBER_API Tensor floor(const Tensor& x);
 EMBER_API Tensor ceil(const Tensor& x);
 /// Half to even, as torch.round.
@@ -118,6 +139,8 @@ EMBER_API Tensor trunc(const Tensor& x);
 EMBER_API Tensor reciprocal(const Tensor& x);
 EMBER_API Tensor isnan(const Tensor& x);
 EMBER_API Tensor isinf(const Tensor& x);
+/// Neither infinite nor NaN (bool); integer and bool tensors are all finite.
+EMBER_API Tensor isfinite(const Tensor& x);
 EMBER_API Tensor logical_not(const Tensor& x);
 EMBER_API Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = {});
 EMBER_API Tensor clamp_min(const Tensor& x, const Scalar& min);
@@ -151,19 +174,33 @@ EMBER_API Tensor argmin(const Tensor& x, std::optional<int64_t> dim = {}, bool k
 EMBER_API Tensor var(const Tensor& x, bool unbiased = true);
 EMBER_API Tensor var(const Tensor& x, int dim, bool unbiased = true, bool keepdim = false);
 EMBER_API Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+/// Divides by (count - correction); an empty correction means 1, as libtorch's.
+EMBER_API Tensor var(const Tensor& x, IntArrayRef dims, std::optional<int64_t> correction, bool keepdim = false);
 EMBER_API Tensor std(const Tensor& x, bool unbiased = true);
 EMBER_API Tensor std(const Tensor& x, int dim, bool unbiased = true, bool keepdim = false);
 EMBER_API Tensor std(const Tensor& x, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
-/// (var, mean) and (std, mean), as libtorch's var_mean / std_mean.
+EMBER_API Tensor std(const Tensor& x, IntArrayRef dims, std::optional<int64_t> correction, bool keepdim = false);
+/// (var, mean) and (std, mean), as libtorch's var_mean / std_mean; the int overloads make
+/// var_mean(x, 0) reduce dim 0 (the literal would otherwise convert to `unbiased`).
 EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased = true);
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& x, int dim, bool unbiased = true, bool keepdim = false);
 EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, bool unbiased = true,
                                               bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, std::optional<int64_t> correction,
+                                              bool keepdim = false);
 EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased = true);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& x, int dim, bool unbiased = true, bool keepdim = false);
 EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, bool unbiased = true,
+                                              bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, std::optional<int64_t> correction,
                                               bool keepdim = false);
 EMBER_API Tensor clone(const Tensor& x);
 EMBER_API Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides,
                             std::optional<int64_t> storage_offset = {});
+// The view methods t(), transpose() and alias() as free functions, as torch::t etc.
+EMBER_API Tensor t(const Tensor& x);
+EMBER_API Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
+EMBER_API Tensor alias(const Tensor& x);
 EMBER_API Tensor norm(const Tensor& x, const Scalar& p = 2);
 EMBER_API Tensor norm(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdim = false);
 EMBER_API Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);

@@ -11,7 +11,8 @@
 ///   select       void(const SelectArgs&)       gather, scatter (and scatter_add)
 ///   sort         void(const SortArgs&)         sort (argsort, topk)
 ///   index        void(const IndexArgs&)        index_select, index_copy_, index_add_, nonzero
-///   optim        void(const OptimArgs&)        the fused optimizer updates (SGD, Adam / AdamW)
+///   optim        void(const OptimArgs&)        the fused optimizer updates (SGD, Adam / AdamW,
+///                                              RMSprop, Adagrad)
 ///                                              and GradScaler's unscale with its inf check
 /// A kernel switches on the dtype itself; the registry records which dtypes it takes.
 /// Register before the first op runs on that device type (registration takes no lock).
@@ -32,7 +33,7 @@ class StreamEvents;
 
 #define EMBER_FORALL_OPS(_)                                                                 \
   /* elementwise: nullary */                                                                \
-  _(Fill) _(Arange) _(Uniform) _(Normal) _(RandInt)                                         \
+  _(Fill) _(Arange) _(Uniform) _(Normal) _(RandInt) _(RandPerm)                            \
   /* elementwise: unary (Copy casts from dtype to out_dtype) */                             \
   _(Copy) _(Neg) _(Abs) _(Sign) _(Exp) _(Log) _(Log1p) _(Expm1) _(Sqrt) _(Rsqrt) _(Square)  \
   _(Sin) _(Cos) _(Tan) _(Tanh) _(Sigmoid) _(Relu) _(Gelu) _(Floor) _(Ceil) _(Round)         \
@@ -53,7 +54,7 @@ class StreamEvents;
   /* selection along one dim by an index list (advanced indexing stands on these) */      \
   _(IndexSelect) _(IndexCopy) _(IndexAdd) _(Nonzero)                                       \
   /* fused optimizer updates: one kernel per parameter tensor per step */                  \
-  _(SgdStep) _(AdamStep) _(AmpUnscale)
+  _(SgdStep) _(AdamStep) _(RmspropStep) _(AdagradStep) _(AmpUnscale)
 
 enum class Op : uint8_t {
 #define EMBER_OP_ENUM(name) name,

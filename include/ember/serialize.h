@@ -1,18 +1,22 @@
 #pragma once
 /// Saving and loading tensors in the safetensors format (API.md section 14): a JSON header
 /// (names, dtypes F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL, shapes, byte ranges) and the
-/// little-endian, C-contiguous data, readable and writable by Python's `safetensors`.
+/// little-endian, C-contiguous data, readable and writable by Python's `safetensors`; and
+/// libtorch's torch::save / torch::load of tensors, modules and optimizers in that format.
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ember/device.h"
 #include "ember/export.h"
 #include "ember/scalar_type.h"
+#include "ember/serialize/archive.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -81,5 +85,59 @@ class EMBER_API SafetensorsFile {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+namespace detail {
+// Whether `archive << value` / `archive >> value` exist: the templates below take only such
+// values, so ember::save(map, path) and ember::load(path) keep meaning the safetensors maps.
+template <class V, class = void>
+struct archive_writable : std::false_type {};
+template <class V>
+struct archive_writable<V, std::void_t<decltype(std::declval<serialize::OutputArchive&>() << std::declval<const V&>())>>
+    : std::true_type {};
+template <class V, class = void>
+struct archive_readable : std::false_type {};
+template <class V>
+struct archive_readable<V, std::void_t<decltype(std::declval<serialize::InputArchive&>() >> std::declval<V&>())>>
+    : std::true_type {};
+}  // namespace detail
+
+/// torch::save: a tensor, a module (holder or shared_ptr) or an optimizer to a path, a
+/// std::ostream or a writer function (OutputArchive::save_to's arguments), as safetensors.
+template <class Value, class... SaveToArgs>
+std::enable_if_t<detail::archive_writable<Value>::value> save(const Value& value, SaveToArgs&&... args) {
+  serialize::OutputArchive archive;
+  archive << value;
+  archive.save_to(std::forward<SaveToArgs>(args)...);
+}
+
+/// torch::save of a list: tensor i under the key "i".
+template <class... SaveToArgs>
+void save(const std::vector<Tensor>& tensor_vec, SaveToArgs&&... args) {
+  serialize::OutputArchive archive;
+  for (size_t i = 0; i < tensor_vec.size(); ++i) archive.write(std::to_string(i), tensor_vec[i]);
+  archive.save_to(std::forward<SaveToArgs>(args)...);
+}
+
+/// torch::load: the inverse of save (InputArchive::load_from's arguments: a path or a
+/// std::istream, then optionally a Device). The whole file is read and checked before
+/// `value` changes, so a damaged file leaves it unchanged.
+template <class Value, class... LoadFromArgs>
+std::enable_if_t<detail::archive_readable<Value>::value> load(Value& value, LoadFromArgs&&... args) {
+  serialize::InputArchive archive;
+  archive.load_from(std::forward<LoadFromArgs>(args)...);
+  archive >> value;
+}
+
+/// torch::load of a list: appends the tensors "0", "1", ... (as libtorch, to what the vector holds).
+template <class... LoadFromArgs>
+void load(std::vector<Tensor>& tensor_vec, LoadFromArgs&&... args) {
+  serialize::InputArchive archive;
+  archive.load_from(std::forward<LoadFromArgs>(args)...);
+  Tensor value;
+  for (size_t i = 0; archive.try_read(std::to_string(i), value); ++i) {
+    tensor_vec.push_back(std::move(value));
+    value = Tensor();
+  }
+}
 
 }  // namespace ember

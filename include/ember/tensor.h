@@ -13,6 +13,7 @@
 
 #include "ember/device.h"
 #include "ember/export.h"
+#include "ember/generator.h"
 #include "ember/int_array_ref.h"
 #include "ember/scalar.h"
 #include "ember/scalar_type.h"
@@ -35,6 +36,15 @@ class EMBER_API Tensor {
  public:
   Tensor() = default;
   explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) = default;
+  // As libtorch: assigning to a named Tensor rebinds the handle; assigning to a temporary
+  // (`x[0][1] = 2.5`, `x.index({...}) = y`) writes into the elements it views.
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & = default;
+  Tensor& operator=(const Scalar& value) && { return fill_(value); }
+  Tensor& operator=(const Tensor& src) && { return copy_(src); }
+  Tensor& operator=(Tensor&& src) && { return copy_(src); }
 
   bool defined() const { return static_cast<bool>(impl_); }
   TensorImpl* unsafe_impl() const { return impl_.get(); }
@@ -80,6 +90,7 @@ class EMBER_API Tensor {
   /// The single element, converted to T as libtorch does; synchronizes a device tensor.
   template <class T>
   T item() const;
+  /// The single element as a Scalar of its kind (bool, integer or double), as libtorch.
   Scalar item() const;
 
   // ---- conversion and movement
@@ -93,14 +104,16 @@ class EMBER_API Tensor {
   Tensor clone() const;
   /// This tensor with other's dtype and device.
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  /// to(dtype), as libtorch's toType.
+  Tensor toType(ScalarType dtype) const;
   Layout layout() const { return kStrided; }
   /// A view with the given sizes, strides and offset (default: this tensor's) over the
   /// same storage; InvalidArgument when it would reach outside the storage.
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = {}) const;
   /// Gives this tensor new sizes with contiguous strides, in place; the storage grows
   /// (its old bytes kept) when it is too small.
-  Tensor& resize_(IntArrayRef sizes);
-  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  const Tensor& resize_(IntArrayRef sizes) const;
+  Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
   /// The tensor's memory is also in use on `stream` (libtorch's record_stream).
   void record_stream(const cuda::Stream& stream) const;
 
@@ -118,6 +131,10 @@ class EMBER_API Tensor {
   Tensor expand_as(const Tensor& other) const;
   Tensor view_as(const Tensor& other) const;
   Tensor reshape_as(const Tensor& other) const;
+  /// A view of the whole tensor (same sizes, strides and offset); AliasBackward0 in autograd.
+  Tensor alias() const;
+  /// The tensor tiled repeats[i] times along dim i; extra leading repeats add leading dims.
+  Tensor repeat(IntArrayRef repeats) const;
   Tensor slice(int64_t dim = 0, std::optional<int64_t> start = {}, std::optional<int64_t> end = {},
                int64_t step = 1) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
@@ -127,19 +144,19 @@ class EMBER_API Tensor {
   /// Writes value into the indexed elements (a copy, or a sum with accumulate: duplicate
   /// positions then add up). value broadcasts to the indexing result; same dtype as self.
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value,
-                     bool accumulate = false);
+                     bool accumulate = false) const;
   Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value,
-                     bool accumulate = false);
-  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
-  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value);
+                     bool accumulate = false) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value) const;
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value) const;
   /// libtorch's list-of-optional-tensors form: an empty optional is a full slice.
   Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
-                     bool accumulate = false);
+                     bool accumulate = false) const;
   /// Out of place: a copy of this tensor with index_put_ applied.
   Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
                    bool accumulate = false) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
-  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
   Tensor nonzero() const;
   Tensor masked_select(const Tensor& mask) const;
@@ -205,6 +222,7 @@ class EMBER_API Tensor {
   Tensor reciprocal() const;
   Tensor isnan() const;
   Tensor isinf() const;
+  Tensor isfinite() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
   Tensor clamp_min(const Scalar& min) const;
   Tensor clamp_max(const Scalar& max) const;
@@ -213,26 +231,26 @@ class EMBER_API Tensor {
   Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
 
-  // ---- in place: return *this
-  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
-  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
-  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
-  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
-  Tensor& mul_(const Tensor& other);
-  Tensor& mul_(const Scalar& other);
-  Tensor& div_(const Tensor& other);
-  Tensor& div_(const Scalar& other);
-  Tensor& fill_(const Scalar& value);
-  Tensor& zero_();
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = {});
-  Tensor& relu_();
-  Tensor& exp_();
-  Tensor& log_();
-  Tensor& sqrt_();
-  Tensor& neg_();
-  Tensor& abs_();
-  Tensor& sigmoid_();
-  Tensor& tanh_();
+  // ---- in place: return *this; const as in libtorch (the handle is const, not the data)
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& mul_(const Tensor& other) const;
+  Tensor& mul_(const Scalar& other) const;
+  Tensor& div_(const Tensor& other) const;
+  Tensor& div_(const Scalar& other) const;
+  Tensor& fill_(const Scalar& value) const;
+  Tensor& zero_() const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
+  Tensor& relu_() const;
+  Tensor& exp_() const;
+  Tensor& log_() const;
+  Tensor& sqrt_() const;
+  Tensor& neg_() const;
+  Tensor& abs_() const;
+  Tensor& sigmoid_() const;
+  Tensor& tanh_() const;
 
   // ---- reductions
   Tensor sum(std::optional<ScalarType> dtype = {}) const;
@@ -252,9 +270,11 @@ class EMBER_API Tensor {
   Tensor var(bool unbiased = true) const;
   Tensor var(int dim, bool unbiased = true, bool keepdim = false) const;
   Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(IntArrayRef dims, std::optional<int64_t> correction, bool keepdim = false) const;
   Tensor std(bool unbiased = true) const;
   Tensor std(int dim, bool unbiased = true, bool keepdim = false) const;
   Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(IntArrayRef dims, std::optional<int64_t> correction, bool keepdim = false) const;
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(const Scalar& p, IntArrayRef dims, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
@@ -279,12 +299,14 @@ class EMBER_API Tensor {
   Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
                  bool equal_nan = false) const;
   // ---- autograd (API.md section 9; lib/autograd)
-  Tensor& requires_grad_(bool requires_grad = true);
+  const Tensor& requires_grad_(bool requires_grad = true) const;
+  /// As requires_grad_, except that false on a non-leaf is a no-op (libtorch's).
+  const Tensor& set_requires_grad(bool requires_grad) const;
   bool requires_grad() const;
   bool is_leaf() const;
   /// Undefined until a backward reaches this tensor (or, for a non-leaf, without retain_grad).
   const Tensor& grad() const;
-  Tensor& mutable_grad();
+  Tensor& mutable_grad() const;
   std::shared_ptr<autograd::Node> grad_fn() const;
   int64_t output_nr() const;
   /// The storage's version counter: bumped by every in-place write through any view.
@@ -292,7 +314,12 @@ class EMBER_API Tensor {
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {},
                 bool create_graph = false) const;
   Tensor detach() const;
-  Tensor& detach_();
+  Tensor& detach_() const;
+  /// A leaf that shares this tensor's storage, with no history (libtorch's .data()).
+  Tensor data() const;
+  /// This tensor takes new_data's storage, sizes, strides and dtype; it keeps its autograd
+  /// state (requires_grad, grad, hooks), as libtorch's set_data.
+  void set_data(const Tensor& new_data) const;
   void retain_grad() const;
   bool retains_grad() const;
   /// The hook sees this tensor's gradient; a defined result replaces it.
@@ -306,6 +333,19 @@ class EMBER_API Tensor {
                 bool equal_nan = false) const;
   bool equal(const Tensor& other) const;
 
+  // ---- random fills, in place (ember/generator.h; on the CPU libtorch's values for a seed)
+  Tensor& uniform_(double from = 0, double to = 1, std::optional<Generator> generator = {}) const;
+  Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> generator = {}) const;
+  /// Integers in [from, to), or from `from` to the dtype's largest value when `to` is empty.
+  Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator = {}) const;
+  Tensor& random_(int64_t to, std::optional<Generator> generator = {}) const;
+  /// Integers in [0, 2^mantissa] for floating dtypes, [0, max] for integer ones.
+  Tensor& random_(std::optional<Generator> generator = {}) const;
+  Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = {}) const;
+  Tensor& bernoulli_(const Tensor& p, std::optional<Generator> generator = {}) const;
+  Tensor bernoulli(std::optional<Generator> generator = {}) const;
+  Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = {}) const;
+
   // ---- selection (ops.h documents the free functions)
   Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad = false) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
@@ -313,20 +353,30 @@ class EMBER_API Tensor {
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value, const std::string& reduce) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce);
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value, const std::string& reduce);
-  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value, const std::string& reduce) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
-  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
-  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
   std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1, bool descending = false) const;
   Tensor argsort(int64_t dim = -1, bool descending = false) const;
   Tensor argsort(bool stable, int64_t dim, bool descending = false) const;
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+
+  // ---- compound assignment: members as in libtorch, so `x[0] += 1` writes into x
+  Tensor& operator+=(const Tensor& other) { return add_(other); }
+  Tensor& operator+=(const Scalar& other) { return add_(other); }
+  Tensor& operator-=(const Tensor& other) { return sub_(other); }
+  Tensor& operator-=(const Scalar& other) { return sub_(other); }
+  Tensor& operator*=(const Tensor& other) { return mul_(other); }
+  Tensor& operator*=(const Scalar& other) { return mul_(other); }
+  Tensor& operator/=(const Tensor& other) { return div_(other); }
+  Tensor& operator/=(const Scalar& other) { return div_(other); }
 
  private:
   size_t wrap(int64_t d, const char* what) const {
@@ -386,14 +436,9 @@ EMBER_API Tensor operator&&(const Tensor& a, const Tensor& b);
 EMBER_API Tensor operator||(const Tensor& a, const Tensor& b);
 EMBER_API Tensor operator!(const Tensor& a);
 EMBER_API Tensor operator-(const Tensor& a);
-EMBER_API Tensor& operator+=(Tensor& a, const Tensor& b);
-EMBER_API Tensor& operator+=(Tensor& a, const Scalar& b);
-EMBER_API Tensor& operator-=(Tensor& a, const Tensor& b);
-EMBER_API Tensor& operator-=(Tensor& a, const Scalar& b);
-EMBER_API Tensor& operator*=(Tensor& a, const Tensor& b);
-EMBER_API Tensor& operator*=(Tensor& a, const Scalar& b);
-EMBER_API Tensor& operator/=(Tensor& a, const Tensor& b);
-EMBER_API Tensor& operator/=(Tensor& a, const Scalar& b);
+
+/// libtorch's at::TensorList: a non-owning view of tensors.
+using TensorList = ArrayRef<Tensor>;
 
 }  // namespace ember
 

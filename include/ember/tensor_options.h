@@ -77,5 +77,9 @@ class TensorOptions {
 inline TensorOptions dtype(ScalarType t) { return TensorOptions(t); }
 inline TensorOptions device(Device d) { return TensorOptions(d); }
 inline TensorOptions layout(Layout l) { return TensorOptions().layout(l); }
+/// Options whose tensors are leaves that require grad (torch::requires_grad()).
+inline TensorOptions requires_grad(bool requires_grad = true) {
+  return TensorOptions().requires_grad(requires_grad);
+}
 
 }  // namespace ember

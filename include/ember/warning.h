@@ -43,6 +43,21 @@ class EMBER_API WarningHandlerGuard {
  private:
   WarningHandler* prev_;
 };
+
+/// When set (process-wide), EMBER_WARN_ONCE warns every time, as c10's set_warnAlways.
+EMBER_API void set_warnAlways(bool setting) noexcept;
+EMBER_API bool get_warnAlways() noexcept;
+/// Sets warn-always for its lifetime, then restores the previous setting.
+class EMBER_API WarnAlways {
+ public:
+  explicit WarnAlways(bool setting = true) : prev_(get_warnAlways()) { set_warnAlways(setting); }
+  ~WarnAlways() { set_warnAlways(prev_); }
+  WarnAlways(const WarnAlways&) = delete;
+  WarnAlways& operator=(const WarnAlways&) = delete;
+
+ private:
+  bool prev_;
+};
 }  // namespace WarningUtils
 
 using WarningUtils::get_warning_handler;

@@ -106,7 +106,7 @@ void remainder_kernel(const ElementwiseArgs& a) {
       }
     });
   });
-  EMBER_CHECK(!divided_by_zero.load(), InvalidArgument, "remainder: integer division by zero");
+  EMBER_CHECK_TYPED(!divided_by_zero.load(), InvalidArgument, "remainder: integer division by zero");
 }
 
 template <class M>
@@ -180,11 +180,17 @@ void logical_xor_kernel(const ElementwiseArgs& a) {
   bool_binary(a, [](auto x, auto y) { return (x != decltype(x)(0)) != (y != decltype(y)(0)); });
 }
 
-// param: rtol, atol, equal_nan.
+// param: rtol, atol, flags (isclose_rule.h); the rule rounds each step to the storage type T.
 void isclose_kernel(const ElementwiseArgs& a) {
   const double rtol = a.param[0].f, atol = a.param[1].f;
-  const bool equal_nan = a.param[2].i != 0;
-  bool_binary(a, [=](auto x, auto y) { return isclose_value(x, y, rtol, atol, equal_nan); });
+  const int64_t flags = a.param[2].i;
+  dispatch_dtype(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    elementwise_kernel<bool, T, T>(a, [=](M x, M y) -> bool {
+      return isclose_value<T>(x, y, rtol, atol, flags);
+    });
+  });
 }
 
 }  // namespace

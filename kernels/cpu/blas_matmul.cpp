@@ -40,10 +40,10 @@ void blas_batched(const MatmulArgs& a, Gemm gemm) {
 // soname libopenblas.so.0, so a process that loaded the pthread build first runs that one.
 bool warn_unless_openmp_blas() {
   if (openblas_get_parallel() != 2)
-    EMBER_WARN("ember was built against OpenBLAS's OpenMP build, but this process runs another OpenBLAS "
-               "(openblas_get_parallel() = {}): its threads and ember's OpenMP threads will compete for the "
-               "cores. Load libember before other users of libopenblas.so.0, or set OMP_WAIT_POLICY=passive.",
-               openblas_get_parallel());
+    EMBER_WARN_FMT("ember was built against OpenBLAS's OpenMP build, but this process runs another OpenBLAS "
+                   "(openblas_get_parallel() = {}): its threads and ember's OpenMP threads will compete for the "
+                   "cores. Load libember before other users of libopenblas.so.0, or set OMP_WAIT_POLICY=passive.",
+                   openblas_get_parallel());
   return true;
 }
 #endif

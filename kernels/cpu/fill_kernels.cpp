@@ -1,12 +1,11 @@
-// CPU kernels that write without reading a tensor (fill, arange/linspace, random)
-// and the dtype-converting copy.
+// CPU kernels that write without reading a tensor (fill, arange/linspace) and the
+// dtype-converting copy; the random ones are in random_kernels.cpp.
 #include <cmath>
 #include <type_traits>
 
 #include "cpu/cpu_loops.h"
 #include "core/dtype_dispatch.h"
 #include "cpu/register_cpu.h"
-#include "ember/detail_random.h"
 
 namespace ember::detail {
 
@@ -57,42 +56,6 @@ void arange_kernel(const ElementwiseArgs& a) {
       // In uint64, where wrapping is defined: i * step may overflow though the value fits.
       indexed_fill<T>(a, [=](int64_t i) { return cast_to<T>(int64_t(uint64_t(start) + uint64_t(i) * uint64_t(step))); });
     }
-  });
-}
-
-// Uniforms carry as many bits as T holds, so rand's [0, 1) survives the cast to T.
-void uniform_kernel(const ElementwiseArgs& a) {
-  const uint64_t seed = a.seed, offset = a.offset;
-  const double lo = a.param[0].f, hi = a.param[1].f;
-  dispatch_floating(a.out_dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    constexpr int digits = mantissa_digits<T>();
-    indexed_fill<T>(a, [=](int64_t i) {
-      return cast_to<T>(lo + (hi - lo) * random_uniform(seed, offset + uint64_t(i), digits));
-    });
-  });
-}
-
-void normal_kernel(const ElementwiseArgs& a) {
-  const uint64_t seed = a.seed, offset = a.offset;
-  const double mean = a.param[0].f, std = a.param[1].f;
-  dispatch_floating(a.out_dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    indexed_fill<T>(a, [=](int64_t i) {
-      return cast_to<T>(mean + std * random_normal(seed, normal_counter(offset, uint64_t(i))));
-    });
-  });
-}
-
-void randint_kernel(const ElementwiseArgs& a) {
-  const uint64_t seed = a.seed, offset = a.offset;
-  const int64_t lo = a.param[0].i;
-  const uint64_t range = uint64_t(a.param[1].i - a.param[0].i);
-  dispatch_dtype(a.out_dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    indexed_fill<T>(a, [=](int64_t i) {
-      return cast_to<T>(lo + int64_t(random_bits(seed, offset + uint64_t(i)) % range));
-    });
   });
 }
 
@@ -159,9 +122,6 @@ void register_cpu_fill_kernels() {
   const DtypeSet all = DtypeSet::all();
   register_kernel(Op::Fill, kCPU, fill_kernel, all);
   register_kernel(Op::Arange, kCPU, arange_kernel, all);
-  register_kernel(Op::Uniform, kCPU, uniform_kernel, DtypeSet::floating());
-  register_kernel(Op::Normal, kCPU, normal_kernel, DtypeSet::floating());
-  register_kernel(Op::RandInt, kCPU, randint_kernel, all);
   register_kernel(Op::Copy, kCPU, copy_kernel, all);
 }
 

@@ -6,6 +6,7 @@ namespace ember::detail {
 
 void register_cpu_kernels() {
   register_cpu_fill_kernels();
+  register_cpu_random_kernels();
   register_cpu_unary_kernels();
   register_cpu_binary_kernels();
   register_cpu_ternary_kernels();

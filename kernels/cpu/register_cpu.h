@@ -9,6 +9,7 @@ void register_cpu_unary_kernels();
 void register_cpu_binary_kernels();
 void register_cpu_ternary_kernels();
 void register_cpu_fill_kernels();
+void register_cpu_random_kernels();
 void register_cpu_reduce_kernels();
 void register_cpu_matmul_kernels();
 void register_cpu_select_kernels();

@@ -121,11 +121,12 @@ EMBER_BOOL_FUNCTOR(LogicalAndOp, (x != M(0)) && (y != M(0)))
 EMBER_BOOL_FUNCTOR(LogicalOrOp, (x != M(0)) || (y != M(0)))
 EMBER_BOOL_FUNCTOR(LogicalXorOp, (x != M(0)) != (y != M(0)))
 #undef EMBER_BOOL_FUNCTOR
+template <class T>
 struct IsCloseOp {
   double rtol, atol;
-  bool equal_nan;
+  int64_t flags;
   template <class M>
-  __device__ bool operator()(M x, M y) const { return isclose_value(x, y, rtol, atol, equal_nan); }
+  __device__ bool operator()(M x, M y) const { return isclose_value<T>(x, y, rtol, atol, flags); }
 };
 
 // add/sub with alpha: alpha == +-1 takes the plain functor (one add, as the CPU's loop).
@@ -162,12 +163,12 @@ void bool_binary(const ElementwiseArgs& a) {
   });
 }
 
-// param: rtol, atol, equal_nan.
+// param: rtol, atol, flags (isclose_rule.h); the rule rounds each step to the storage type T.
 void isclose_kernel(const ElementwiseArgs& a) {
-  const IsCloseOp op{a.param[0].f, a.param[1].f, a.param[2].i != 0};
   cuda_dispatch<kAllMask>("cuda isclose", a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    launch_elementwise<bool, T, T>(a, AsOpmath<T, IsCloseOp>{op});
+    const IsCloseOp<T> op{a.param[0].f, a.param[1].f, a.param[2].i};
+    launch_elementwise<bool, T, T>(a, AsOpmath<T, IsCloseOp<T>>{op});
   });
 }
 

@@ -20,7 +20,7 @@ namespace ember::distributed::detail {
 namespace {
 
 void nccl_check(ncclResult_t r, const char* op) {
-  EMBER_CHECK(r == ncclSuccess, DeviceError, "{}: NCCL failed: {}", op, ncclGetErrorString(r));
+  EMBER_CHECK_TYPED(r == ncclSuccess, DeviceError, "{}: NCCL failed: {}", op, ncclGetErrorString(r));
 }
 
 ncclDataType_t nccl_type(ScalarType t, const char* op) {

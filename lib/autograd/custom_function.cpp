@@ -4,28 +4,35 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <variant>
 
 #include "autograd/meta.h"
 #include "core/check.h"
+#include "ember/ops.h"
 
 namespace ember::autograd {
 
-Tensor SavedValue::toTensor() const {
-  EMBER_CHECK_ARG(std::holds_alternative<Tensor>(v_), "saved_data: the value is not a Tensor");
-  return std::get<Tensor>(v_);
+const char* SavedValue::tagKind() const {
+  static const char* const kinds[] = {"None", "Tensor", "TensorList", "Double", "Int", "Bool", "String"};
+  return kinds[v_.index()];
 }
-double SavedValue::toDouble() const {
-  EMBER_CHECK_ARG(std::holds_alternative<double>(v_), "saved_data: the value is not a double");
-  return std::get<double>(v_);
+
+namespace {
+// The value as T, or InvalidArgument naming what it holds (libtorch: "Expected Double but got Int").
+template <class T>
+const T& saved_as(const std::variant<std::monostate, Tensor, std::vector<Tensor>, double, int64_t, bool, std::string>& v,
+                  const char* want, const char* have) {
+  EMBER_CHECK_ARG(std::holds_alternative<T>(v), "saved_data: Expected {} but got {}", want, have);
+  return std::get<T>(v);
 }
-int64_t SavedValue::toInt() const {
-  EMBER_CHECK_ARG(std::holds_alternative<int64_t>(v_), "saved_data: the value is not an int");
-  return std::get<int64_t>(v_);
-}
-bool SavedValue::toBool() const {
-  EMBER_CHECK_ARG(std::holds_alternative<bool>(v_), "saved_data: the value is not a bool");
-  return std::get<bool>(v_);
-}
+}  // namespace
+
+Tensor SavedValue::toTensor() const { return saved_as<Tensor>(v_, "Tensor", tagKind()); }
+std::vector<Tensor> SavedValue::toTensorList() const { return saved_as<std::vector<Tensor>>(v_, "TensorList", tagKind()); }
+double SavedValue::toDouble() const { return saved_as<double>(v_, "Double", tagKind()); }
+int64_t SavedValue::toInt() const { return saved_as<int64_t>(v_, "Int", tagKind()); }
+bool SavedValue::toBool() const { return saved_as<bool>(v_, "Bool", tagKind()); }
+const std::string& SavedValue::toStringRef() const { return saved_as<std::string>(v_, "String", tagKind()); }
 
 variable_list AutogradContext::get_saved_variables() const {
   auto node = node_.lock();
@@ -51,6 +58,16 @@ void CustomNodeBase::release_variables() {
   for (SavedVariable& s : ctx_.saved_) s.reset();
 }
 
+variable_list CustomNodeBase::materialize(variable_list&& grads) const {
+  if (!ctx_.materialize_grads_) return std::move(grads);
+  for (size_t i = 0; i < grads.size() && i < output_meta_.size(); ++i) {
+    if (grads[i].defined()) continue;
+    const InputMeta& m = output_meta_[i];
+    grads[i] = zeros(m.sizes.ref(), TensorOptions(m.dtype).device(m.device));
+  }
+  return std::move(grads);
+}
+
 std::string custom_node_name(const char* mangled) {
   int status = 0;
   char* readable = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
@@ -61,11 +78,17 @@ std::string custom_node_name(const char* mangled) {
 
 bool any_requires_grad(const std::vector<const Tensor*>& args) {
   for (const Tensor* t : args)
-    if (t && requires_grad(*t)) return true;  // null: a Scalar operand (ternary ops)
+    if (t && requires_grad(*t)) return true;
   return false;
 }
 
-void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const std::vector<const Tensor*>& args,
+bool any_arg_requires_grad(const variable_list& args) {
+  for (const Tensor& t : args)
+    if (requires_grad(t)) return true;
+  return false;
+}
+
+void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const variable_list& args,
                        const std::vector<int>& arg_index, variable_list& outputs, size_t num_args) {
   AutogradContext& ctx = node->ctx_;
   ctx.node_ = node;
@@ -74,7 +97,7 @@ void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const std::v
     return std::find(v.begin(), v.end(), t.unsafe_impl()) != v.end();
   };
   for (size_t i = 0; i < args.size(); ++i) {
-    const Tensor& t = *args[i];
+    const Tensor& t = args[i];
     if (requires_grad(t)) {
       node->next_edges_.push_back(gradient_edge(t));
       node->input_meta_.push_back(input_meta(t));
@@ -87,13 +110,14 @@ void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const std::v
     if (contains(ctx.dirty_, t)) check_inplace(t);
   }
   node->num_inputs_ = uint32_t(outputs.size());
+  for (const Tensor& out : outputs) node->output_meta_.push_back(out.defined() ? input_meta(out) : InputMeta());
   if (!outputs.empty() && outputs[0].defined()) node->device_ = outputs[0].device();
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor& out = outputs[i];
     if (!out.defined() || !is_floating_point(out.dtype()) || contains(ctx.non_differentiable_, out)) continue;
     // An input returned unchanged (not marked dirty) comes back as a new alias, as libtorch's view.
-    for (const Tensor* a : args)
-      if (out.is_same(*a) && !contains(ctx.dirty_, out)) out = out.detach();
+    for (const Tensor& a : args)
+      if (out.is_same(a) && !contains(ctx.dirty_, out)) out = out.detach();
     set_history(out, node, uint32_t(i));
   }
   for (const Tensor& t : ctx.to_save_) {
@@ -105,6 +129,20 @@ void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const std::v
 }
 
 variable_list pick_edge_grads(const CustomNodeBase& node, variable_list&& per_arg) {
+  // libtorch's CppNode checks: one gradient per forward argument (trailing undefined extras
+  // are dropped), and none for an argument that was not a tensor.
+  const size_t num_args = node.ctx_.needs_input_grad_.size();
+  size_t count = per_arg.size();
+  while (count > num_args && !per_arg[count - 1].defined()) --count;
+  EMBER_CHECK_ARG(count == num_args, "function {} returned an incorrect number of gradients (expected {}, got {})",
+                  node.name(), num_args, count);
+  std::vector<bool> is_tensor_arg(num_args, false);
+  for (int arg : node.arg_of_edge_) is_tensor_arg[size_t(arg)] = true;
+  for (size_t i = 0; i < num_args; ++i)
+    EMBER_CHECK_ARG(is_tensor_arg[i] || !per_arg[i].defined(),
+                    "function {} returned a gradient different that is defined at position {}, but the "
+                    "corresponding forward input was not a Variable",
+                    node.name(), i + 1);
   variable_list out(node.next_edges_.size());
   for (size_t e = 0; e < out.size(); ++e) {
     const size_t arg = size_t(node.arg_of_edge_[e]);

@@ -18,7 +18,7 @@ Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, std::opti
 /// amax/amin and the full max()/min() (`name` tells them apart).
 Tensor amax_amin(bool is_max, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim);
 std::tuple<Tensor, Tensor> max_min_dim(bool is_max, const Tensor& x, int64_t dim, bool keepdim);
-Tensor var_std(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim, bool take_sqrt);
+Tensor var_std(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim, bool take_sqrt);
 Tensor norm(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdim);
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim);
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype, bool log);
@@ -42,6 +42,9 @@ Tensor permute(const Tensor& x, IntArrayRef dims);
 Tensor squeeze(const Tensor& x, std::optional<int64_t> dim);
 Tensor unsqueeze(const Tensor& x, int64_t dim);
 Tensor expand(const Tensor& x, IntArrayRef sizes);
+Tensor alias(const Tensor& x);
+/// x.repeat(repeats), already computed as `result`, recorded as RepeatBackward0.
+Tensor repeat(const Tensor& x, IntArrayRef repeats, const Tensor& result);
 Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
 Tensor select(const Tensor& x, int64_t dim, int64_t index);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);

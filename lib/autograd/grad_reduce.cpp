@@ -142,15 +142,16 @@ std::tuple<Tensor, Tensor> max_min_dim(bool is_max, const Tensor& x, int64_t dim
   return r;
 }
 
-Tensor var_std(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim, bool take_sqrt) {
+Tensor var_std(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim, bool take_sqrt) {
   Tensor y;
   {
     NoGradGuard no_grad;
-    y = take_sqrt ? ember::std(x, dims, unbiased, keepdim) : ember::var(x, dims, unbiased, keepdim);
+    const std::optional<int64_t> c = correction;
+    y = take_sqrt ? ember::std(x, dims, c, keepdim) : ember::var(x, dims, c, keepdim);
   }
   if (!requires_grad(x) || !is_floating_point(y.dtype())) return y;
   auto rd = reduced_dims(dims, x.dim());
-  const double denom = double(count(x.sizes(), rd)) - (unbiased ? 1 : 0);
+  const double denom = double(count(x.sizes(), rd)) - double(correction);
   auto node = record(take_sqrt ? "StdBackward0" : "VarBackward0", {&x}, {&y},
                      [rd, keepdim, denom, take_sqrt](N& n, G& g) -> G {
                        Tensor v = n.saved(0);

@@ -119,6 +119,33 @@ Tensor expand(const Tensor& x, IntArrayRef sizes) {
   return y;
 }
 
+Tensor alias(const Tensor& x) {
+  Tensor y = forward([&] { return x.alias(); });
+  if (!requires_grad(x)) return y;
+  record("AliasBackward0", {&x}, {&y}, [](N&, G& g) -> G { return {g[0]}; });
+  mark_view(x, y);
+  return y;
+}
+
+// y = x.repeat(r) holds y[k*s + j] = x[j] along each dim: g viewed as [r0, s0, r1, s1, ...]
+// summed over the r dims is x's gradient (with x's missing leading dims of size 1).
+Tensor repeat(const Tensor& x, IntArrayRef repeats, const Tensor& result) {
+  Tensor y = result;
+  SizesVector split_sizes;
+  std::vector<int64_t> tile_dims;
+  const size_t lead = repeats.size() - size_t(x.dim());
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    tile_dims.push_back(int64_t(2 * i));
+    split_sizes.push_back(repeats[i]);
+    split_sizes.push_back(i < lead ? 1 : x.size(int64_t(i - lead)));
+  }
+  record("RepeatBackward0", {&x}, {&y}, [split_sizes, tile_dims](N& n, G& g) -> G {
+    if (tile_dims.empty()) return {g[0].reshape(n.in_sizes(0))};  // repeat({}) of a 0-dim tensor
+    return {g[0].reshape(split_sizes.ref()).sum(tile_dims).reshape(n.in_sizes(0))};
+  });
+  return y;
+}
+
 Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
   Tensor y = forward([&] { return x.slice(dim, start, end, step); });
   if (!requires_grad(x)) return y;

@@ -69,9 +69,9 @@ Tensor region_positions(IntArrayRef base_sizes, IntArrayRef sizes, IntArrayRef s
 // another view) takes its history afresh from the base's: AsStridedBackward0 of it.
 void refresh_view_history(const Tensor& t, AutogradMeta& m) {
   const Tensor base = m.base_;
-  EMBER_CHECK(base.is_contiguous(), NotImplemented,
-              "autograd: a view of a non-contiguous tensor was used after an in-place change to its storage; "
-              "ember's autograd supports this for views of contiguous tensors only (clone() the base first)");
+  EMBER_CHECK_TYPED(base.is_contiguous(), NotImplemented,
+                    "autograd: a view of a non-contiguous tensor was used after an in-place change to its storage; "
+                    "ember's autograd supports this for views of contiguous tensors only (clone() the base first)");
   SizesVector sizes(t.sizes()), strides(t.strides());
   const int64_t offset = t.storage_offset() - base.storage_offset();
   Tensor view = t;  // the same impl: its history is what changes
@@ -143,9 +143,9 @@ void check_inplace(const Tensor& t) {
   EMBER_CHECK_ARG(!m->is_view_of_leaf_ && !(base_is_leaf && (m->requires_grad_ || m->grad_fn_)),
                   "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   // CopySlices maps the view's region onto the base's gradient: a dense base only.
-  EMBER_CHECK(!m->is_view_ || !m->base_.defined() || m->base_.is_contiguous(), NotImplemented,
-              "an in-place operation on a view of a non-contiguous tensor that requires grad is not supported "
-              "by ember's autograd; clone() the base first");
+  EMBER_CHECK_TYPED(!m->is_view_ || !m->base_.defined() || m->base_.is_contiguous(), NotImplemented,
+                    "an in-place operation on a view of a non-contiguous tensor that requires grad is not supported "
+                    "by ember's autograd; clone() the base first");
 }
 
 void throw_out_requires_grad(const char* op) {

@@ -1,4 +1,5 @@
-// Tensor's autograd methods (API.md section 9): requires_grad_, grad, backward, detach, hooks.
+// Tensor's autograd methods (API.md section 9): requires_grad_, grad, backward, detach, data,
+// set_data, hooks.
 #include "autograd/meta.h"
 #include "core/check.h"
 #include "ember/ops.h"
@@ -14,7 +15,7 @@ namespace {
 std::atomic<unsigned> g_next_hook_id{0};
 }
 
-Tensor& Tensor::requires_grad_(bool requires_grad) {
+const Tensor& Tensor::requires_grad_(bool requires_grad) const {
   EMBER_CHECK_ARG(defined(), "requires_grad_: undefined tensor");
   AutogradMeta* m = meta(*this);
   if (m && m->grad_fn_) {
@@ -28,6 +29,13 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   if (!m && !requires_grad) return *this;
   get_or_create_meta(*this).requires_grad_ = requires_grad;
   return *this;
+}
+
+const Tensor& Tensor::set_requires_grad(bool requires_grad) const {
+  EMBER_CHECK_ARG(defined(), "set_requires_grad: undefined tensor");
+  // A non-leaf requires grad through its grad_fn whatever the flag says: nothing to change.
+  if (!is_leaf()) return *this;
+  return requires_grad_(requires_grad);
 }
 
 bool Tensor::requires_grad() const { return defined() && autograd::detail::requires_grad(*this); }
@@ -45,7 +53,7 @@ const Tensor& Tensor::grad() const {
   return m->grad_;
 }
 
-Tensor& Tensor::mutable_grad() {
+Tensor& Tensor::mutable_grad() const {
   EMBER_CHECK_ARG(defined(), "mutable_grad: undefined tensor");
   AutogradMeta& m = get_or_create_meta(*this);
   if (m.retained_grad_) return *m.retained_grad_;
@@ -75,7 +83,7 @@ Tensor Tensor::detach() const {
   return detail::make_view(*this, sizes(), strides(), storage_offset());
 }
 
-Tensor& Tensor::detach_() {
+Tensor& Tensor::detach_() const {
   EMBER_CHECK_ARG(defined(), "detach_: undefined tensor");
   if (AutogradMeta* m = meta(*this)) {
     // Detaching a view in place would cut its base's history too (libtorch refuses it).
@@ -84,7 +92,37 @@ Tensor& Tensor::detach_() {
     m->output_nr_ = 0;
     m->requires_grad_ = false;
   }
-  return *this;
+  return const_cast<Tensor&>(*this);
+}
+
+Tensor Tensor::data() const {
+  EMBER_CHECK_ARG(defined(), "data: undefined tensor");
+  // libtorch's variable_data(): the same elements, no history. Unlike libtorch the version
+  // counter stays shared (ember keeps it with the storage).
+  return detail::make_view(*this, sizes(), strides(), storage_offset());
+}
+
+void Tensor::set_data(const Tensor& new_data) const {
+  EMBER_CHECK_ARG(defined(), "set_data: undefined tensor");
+  EMBER_CHECK_ARG(new_data.defined(),
+                  "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible "
+                  "tensor type.");
+  AutogradMeta* m = meta(*this);
+  EMBER_CHECK_ARG(!requires_grad() || ember::is_floating_point(new_data.dtype()),
+                  "data set to a tensor that requires gradients must be floating point or complex dtype");
+  if (m && (new_data.dtype() != dtype() || new_data.device() != device() || new_data.sizes() != sizes())) {
+    std::lock_guard<std::mutex> lock(m->accumulator_mutex_);
+    m->grad_accumulator_.reset();  // it recorded the old dtype, device and shape
+  }
+  TensorImpl* self = impl_.get();
+  const TensorImpl* src = new_data.unsafe_impl();
+  if (self == src) return;
+  self->storage_ = src->storage_;
+  self->sizes_ = src->sizes_;
+  self->strides_ = src->strides_;
+  self->storage_offset_ = src->storage_offset_;
+  self->dtype_ = src->dtype_;
+  self->refresh();
 }
 
 void Tensor::retain_grad() const {

@@ -154,47 +154,47 @@ Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
 Tensor operator!(const Tensor& a) { return logical_not(a); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 
-Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
-Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
-Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
-Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
-Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
-Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
-Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
-Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
-
-// ---- in-place methods: the same front-end writing into *this
-Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
-  run_binary(Op::Add, *this, o, ComputeType::Promoted, alpha_param(alpha), this);
-  return *this;
+// ---- in-place methods: the same front-end writing into *this (const as libtorch's: the
+// handle stays, the data changes)
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
+  Tensor& self = const_cast<Tensor&>(*this);
+  run_binary(Op::Add, self, o, ComputeType::Promoted, alpha_param(alpha), &self);
+  return self;
 }
-Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
-  run_binary(Op::Add, *this, o, ComputeType::Promoted, alpha_param(alpha), this);
-  return *this;
+Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) const {
+  Tensor& self = const_cast<Tensor&>(*this);
+  run_binary(Op::Add, self, o, ComputeType::Promoted, alpha_param(alpha), &self);
+  return self;
 }
-Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
-  run_binary(Op::Sub, *this, o, ComputeType::Promoted, alpha_param(alpha), this);
-  return *this;
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) const {
+  Tensor& self = const_cast<Tensor&>(*this);
+  run_binary(Op::Sub, self, o, ComputeType::Promoted, alpha_param(alpha), &self);
+  return self;
 }
-Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
-  run_binary(Op::Sub, *this, o, ComputeType::Promoted, alpha_param(alpha), this);
-  return *this;
+Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) const {
+  Tensor& self = const_cast<Tensor&>(*this);
+  run_binary(Op::Sub, self, o, ComputeType::Promoted, alpha_param(alpha), &self);
+  return self;
 }
-Tensor& Tensor::mul_(const Tensor& o) {
-  run_binary(Op::Mul, *this, o, ComputeType::Promoted, {}, this);
-  return *this;
+Tensor& Tensor::mul_(const Tensor& o) const {
+  Tensor& self = const_cast<Tensor&>(*this);
+  run_binary(Op::Mul, self, o, ComputeType::Promoted, {}, &self);
+  return self;
 }
-Tensor& Tensor::mul_(const Scalar& o) {
-  run_binary(Op::Mul, *this, o, ComputeType::Promoted, {}, this);
-  return *this;
+Tensor& Tensor::mul_(const Scalar& o) const {
+  Tensor& self = const_cast<Tensor&>(*this);
+  run_binary(Op::Mul, self, o, ComputeType::Promoted, {}, &self);
+  return self;
 }
-Tensor& Tensor::div_(const Tensor& o) {
-  run_binary(Op::Div, *this, o, ComputeType::Floating, {}, this);
-  return *this;
+Tensor& Tensor::div_(const Tensor& o) const {
+  Tensor& self = const_cast<Tensor&>(*this);
+  run_binary(Op::Div, self, o, ComputeType::Floating, {}, &self);
+  return self;
 }
-Tensor& Tensor::div_(const Scalar& o) {
-  run_binary(Op::Div, *this, o, ComputeType::Floating, {}, this);
-  return *this;
+Tensor& Tensor::div_(const Scalar& o) const {
+  Tensor& self = const_cast<Tensor&>(*this);
+  run_binary(Op::Div, self, o, ComputeType::Floating, {}, &self);
+  return self;
 }
 
 }  // namespace ember

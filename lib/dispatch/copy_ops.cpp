@@ -96,16 +96,17 @@ Tensor Tensor::clone() const {
   return out;
 }
 
-Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
+  Tensor& self = const_cast<Tensor&>(*this);
   EMBER_CHECK_ARG(defined() && src.defined(), "copy_: undefined tensor");
   // Views of the very same elements: nothing to do (libtorch returns early too).
   if (is_same(src) || (storage() == src.storage() && storage_offset() == src.storage_offset() &&
                        sizes() == src.sizes() && strides() == src.strides() && dtype() == src.dtype()))
-    return *this;
+    return self;
   detail::check_no_copy_overlap(*this, src);
   if (__builtin_expect((autograd::detail::has_meta(*this) || autograd::detail::has_meta(src)) && GradMode::is_enabled(), 0)) {
-    autograd::detail::copy_(*this, src, non_blocking);
-    return *this;
+    autograd::detail::copy_(self, src, non_blocking);
+    return self;
   }
   Tensor s = src;
   if (s.device() != device()) {
@@ -115,7 +116,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   }
   detail::copy_same_device(*this, s);
   storage()->version_.fetch_add(1, std::memory_order_relaxed);
-  return *this;
+  return self;
 }
 
 }  // namespace ember

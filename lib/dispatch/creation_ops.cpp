@@ -1,5 +1,6 @@
-// Creation ops: empty, zeros, ones, full, arange, linspace, eye, random, *_like,
-// tensor(...) and from_blob. The device comes from the options, the scope or the default.
+// Creation ops: empty, zeros, ones, full, arange, linspace, eye, *_like,
+// tensor(...) and from_blob (random ones: random_ops.cpp). The device comes from the
+// options, the scope or the default.
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -36,9 +37,8 @@ Tensor make_filled(IntArrayRef sizes, const Scalar& value, const TensorOptions& 
   return with_grad(std::move(t), o);
 }
 
-// Runs a nullary kernel (arange, random) over a fresh contiguous tensor.
-Tensor run_generator(Op op, IntArrayRef sizes, const TensorOptions& o, const detail::OpParams& p,
-                     uint64_t seed = 0, uint64_t offset = 0) {
+// Runs a nullary kernel (arange, linspace) over a fresh contiguous tensor.
+Tensor run_generator(Op op, IntArrayRef sizes, const TensorOptions& o, const detail::OpParams& p) {
   DeviceEntry& dev = creation_device(o, op);
   if (detail::g_log_placement.load(std::memory_order_relaxed)) detail::log_op(op, dev);
   auto kernel = detail::lookup_kernel<ElementwiseKernel>(op, dev.device.type(), o.dtype());
@@ -46,19 +46,10 @@ Tensor run_generator(Op op, IntArrayRef sizes, const TensorOptions& o, const det
   ElementwiseArgs args;
   args.dtype = args.out_dtype = o.dtype();
   for (int i = 0; i < 3; ++i) args.param[i] = p.param[i], args.has_param[i] = p.has_param[i];
-  args.seed = seed;
-  args.offset = offset;
   detail::build_elementwise(args, t, nullptr, 0);
   if (args.numel) kernel(args);
   return with_grad(std::move(t), o);
 }
-
-// Note [Random generator state]: one seed and a counter of elements drawn so far;
-// each call reserves numel counters, so results are reproducible after manual_seed
-// and identical across devices (the kernels hash (seed, counter)).
-std::atomic<uint64_t> g_seed{0x853c49e6748fea9bull};
-std::atomic<uint64_t> g_offset{0};
-uint64_t reserve_counters(int64_t n) { return g_offset.fetch_add(uint64_t(n) * 2 + 2); }
 
 int64_t numel_of(IntArrayRef sizes) {
   int64_t n = 1;
@@ -69,11 +60,6 @@ int64_t numel_of(IntArrayRef sizes) {
 TensorOptions with_default_dtype(TensorOptions o, ScalarType t) { return o.has_dtype() ? o : o.dtype(t); }
 
 }  // namespace
-
-void manual_seed(uint64_t seed) {
-  g_seed.store(seed);
-  g_offset.store(0);
-}
 
 Tensor empty(IntArrayRef sizes, const TensorOptions& o) {
   detail::check_sizes(sizes, "empty");
@@ -137,31 +123,6 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
   return t;
 }
 
-Tensor rand(IntArrayRef sizes, const TensorOptions& o) {
-  detail::check_sizes(sizes, "rand");
-  detail::OpParams p;
-  p.param[0].f = 0;
-  p.param[1].f = 1;
-  return run_generator(Op::Uniform, sizes, o, p, g_seed.load(), reserve_counters(numel_of(sizes)));
-}
-Tensor randn(IntArrayRef sizes, const TensorOptions& o) {
-  detail::check_sizes(sizes, "randn");
-  detail::OpParams p;
-  p.param[0].f = 0;
-  p.param[1].f = 1;
-  return run_generator(Op::Normal, sizes, o, p, g_seed.load(), reserve_counters(numel_of(sizes)));
-}
-Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& o) { return randint(0, high, sizes, o); }
-Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& o) {
-  detail::check_sizes(sizes, "randint");
-  EMBER_CHECK_ARG(low < high, "randint: expects 'from' to be less than 'to', but got from={} >= to={}", low, high);
-  detail::OpParams p;
-  p.param[0].i = low;
-  p.param[1].i = high;
-  return run_generator(Op::RandInt, sizes, with_default_dtype(o, kInt64), p, g_seed.load(),
-                       reserve_counters(numel_of(sizes)));
-}
-
 namespace {
 TensorOptions like(const Tensor& t, const TensorOptions& o) {
   EMBER_CHECK_ARG(t.defined(), "*_like: undefined tensor");
@@ -202,8 +163,8 @@ Tensor tensor_from_data(const void* data, ScalarType src_type, IntArrayRef sizes
     return with_grad(std::move(out), o);
   }
   void* staging = std::malloc(std::max<size_t>(1, size_t(numel_of(sizes)) * element_size(o.dtype())));
-  EMBER_CHECK(staging != nullptr, OutOfMemory, "tensor: could not allocate {} bytes of host staging memory",
-              size_t(numel_of(sizes)) * element_size(o.dtype()));
+  EMBER_CHECK_TYPED(staging != nullptr, OutOfMemory, "tensor: could not allocate {} bytes of host staging memory",
+                    size_t(numel_of(sizes)) * element_size(o.dtype()));
   Tensor host = wrap(staging, o.dtype(), [](void*, void* p) { std::free(p); });
   copy_same_device(host, src);
   return with_grad(move_to_device(host, dev), o);

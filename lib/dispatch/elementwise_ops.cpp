@@ -4,6 +4,7 @@
 
 #include "autograd/hooks.h"
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/type_promotion.h"
 #include "iter/elementwise_iter.h"
@@ -53,7 +54,7 @@ Tensor output_for(Tensor* out, IntArrayRef shape, ScalarType dtype, DeviceEntry&
                   out->device().tf_str(), out->device().str(), dev.device.tf_str(), dev.device.str());
   EMBER_CHECK_ARG(can_cast(dtype, out->dtype()),
                   "{}: result type {} can't be cast to the desired output type {}", op_name(op),
-                  name(dtype), name(out->dtype()));
+                  torch_name(dtype), torch_name(out->dtype()));
   check_no_write_overlap(*out, ins, nins, op_name(op));
   if (out->dtype() == dtype) return *out;
   via_temp = true;
@@ -205,8 +206,9 @@ Tensor run_ternary(Op op, const Tensor* inputs, const std::optional<Scalar>* sca
     placed[ntensors++] = inputs[i];
   }
   if (is_where)
-    EMBER_CHECK_ARG(inputs[0].dtype() == kBool, "where: expected a bool condition, but got {}",
-                    name(inputs[0].dtype()));
+    EMBER_CHECK_ARG(inputs[0].dtype() == kBool,
+                    "where: expected condition to be a boolean tensor, but got a tensor with dtype {}",
+                    torch_name(inputs[0].dtype()));
   const ScalarType compute = compute_type(rt.get(), ct);
   DeviceEntry& dev = place_op(op, placed, ntensors, compute);
   auto kernel = lookup_kernel<ElementwiseKernel>(op, dev.device.type(), compute);

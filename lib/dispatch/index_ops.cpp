@@ -6,11 +6,13 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include "autograd/grad_index.h"
 #include "autograd/grad_ops.h"
 #include "autograd/hooks.h"
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "dispatch/kernel_table.h"
 #include "iter/elementwise_iter.h"
 #include "ember/device_api.h"
@@ -79,6 +81,7 @@ std::optional<int64_t> run_select(IndexKernel kernel, IndexArgs& a, DeviceEntry&
   if (err.op)
     EMBER_THROW(InvalidArgument, "{}: index out of range in self (index {} for dimension {} with size {})", err.op, pos,
                 err.user_dim, size);
+  EMBER_CHECK_ARG(size > 0, "index is out of bounds for dimension with size 0");  // libtorch's text
   EMBER_THROW(InvalidArgument, "index {} is out of bounds for dimension {} with size {}", pos, err.user_dim, size);
 }
 
@@ -185,8 +188,13 @@ void check_defined(const Tensor& x, const char* op, const char* what) {
 // index_select / index_add_'s index: int32 or int64, at most 1-D; returned as int64.
 Tensor vector_index(const Tensor& index, const char* op) {
   check_defined(index, op, "the index");
-  EMBER_CHECK_ARG(index.dtype() == kInt64 || index.dtype() == kInt32, "{}: Expected dtype int32 or int64 for index, got {}",
-                  op, name(index.dtype()));
+  // libtorch's two wordings, each naming the dtype it got as libtorch does ("Short").
+  const bool ok = index.dtype() == kInt64 || index.dtype() == kInt32;
+  EMBER_CHECK_ARG(ok || std::string(op) != "index_add_()",
+                  "index_add_(): Expected dtype int32/int64 for index but got: {}",
+                  detail::torch_name(index.dtype()));
+  EMBER_CHECK_ARG(ok, "{}: Expected dtype int32 or int64 for index, got {}", op,
+                  detail::torch_name(index.dtype()));
   EMBER_CHECK_ARG(index.dim() <= 1, "{}: Index is supposed to be a vector, got a {}-dim tensor", op, index.dim());
   return index.dtype() == kInt64 ? index.reshape({-1}) : index.to(kInt64).reshape({-1});
 }
@@ -206,18 +214,19 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   return detail::gather_block(self, d, d + 1, idx, false, {"index_select()", d});
 }
 
-Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                           const Scalar& alpha) const {
   const char* op = "index_add_()";
   check_defined(*this, op, "self");
   check_defined(source, op, "source");
   if (EMBER_GRAD_RECORDING2(*this, source)) {
-    autograd::detail::index_add_(*this, dim, index, source, alpha);
-    return *this;
+    autograd::detail::index_add_(const_cast<Tensor&>(*this), dim, index, source, alpha);
+    return const_cast<Tensor&>(*this);
   }
   Tensor idx = vector_index(index, op);
   const int64_t d = detail::wrap_dim(dim, this->dim(), op);
   EMBER_CHECK_ARG(dtype() == source.dtype(), "{}: self ({}) and source ({}) must have the same scalar type", op,
-                  name(dtype()), name(source.dtype()));
+                  detail::torch_name(dtype()), detail::torch_name(source.dtype()));
   Tensor self = this->dim() == 0 ? reshape({1}) : *this;
   Tensor src = source.dim() == 0 ? source.reshape({1}) : source;
   EMBER_CHECK_ARG(src.dim() == self.dim(),
@@ -231,7 +240,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
                     detail::shape_str(src.sizes()), detail::shape_str(self.sizes()), d);
   if (!(alpha.to<double>() == 1.0)) src = src.mul(alpha).to(dtype());
   detail::put_block(self, d, d + 1, idx, src, true, false, {op, d});
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
 
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
@@ -270,7 +279,8 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   check_defined(self, "masked_select()", "self");
   check_defined(mask, "masked_select()", "the mask");
   EMBER_CHECK_ARG(mask.dtype() == kBool || mask.dtype() == kUInt8,
-                  "masked_select: expected BoolTensor or ByteTensor for mask, got {}", name(mask.dtype()));
+                  "masked_select: expected BoolTensor or ByteTensor for mask, got {}",
+                  detail::torch_name(mask.dtype()));
   const SizesVector shape = detail::broadcast_shapes(self.sizes(), mask.sizes(), "masked_select()");
   Tensor m = mask.dtype() == kBool ? mask : mask.to(kBool);
   Tensor flat = detail::flat_nonzero(m.expand(shape.ref()));

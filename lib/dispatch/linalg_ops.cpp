@@ -4,6 +4,7 @@
 #include "autograd/grad_ops.h"
 #include "autograd/hooks.h"
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "dispatch/autocast.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/type_promotion.h"
@@ -84,9 +85,8 @@ struct Prepared {
 
 Prepared prepare(Op op, const char* name, const Tensor& a, const Tensor& b) {
   EMBER_CHECK_ARG(a.defined() && b.defined(), "{}: undefined tensor", name);
-  EMBER_CHECK_ARG(a.dtype() == b.dtype(),
-                  "{}: expected both inputs to have the same dtype, but got {} and {}", name, ember::name(a.dtype()),
-                  ember::name(b.dtype()));
+  EMBER_CHECK_ARG(a.dtype() == b.dtype(), "{}: expected scalar type {} but found {}", name,
+                  detail::torch_name(a.dtype()), detail::torch_name(b.dtype()));
   Tensor ins[2] = {a, b};
   detail::DeviceEntry& dev = detail::place_op(op, ins, 2, a.dtype());
   return {ins[0], ins[1], &dev};
@@ -137,6 +137,9 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   EMBER_CHECK_ARG(a.defined() && b.defined() && a.dim() == 1 && b.dim() == 1,
                   "dot: 1D tensors expected, but got {}D and {}D tensors", a.defined() ? a.dim() : -1,
                   b.defined() ? b.dim() : -1);
+  EMBER_CHECK_ARG(a.dtype() == b.dtype(),
+                  "dot: expected both vectors to have same dtype, but found {} and {}",
+                  detail::torch_name(a.dtype()), detail::torch_name(b.dtype()));
   EMBER_CHECK_ARG(a.size(0) == b.size(0),
                   "dot: inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of "
                   "elements", a.size(0), b.size(0));
@@ -163,8 +166,9 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
   const int64_t m = p.a.sizes()[0], k = p.a.sizes()[1], n = p.b.sizes()[1];
   EMBER_CHECK_ARG(k == p.b.sizes()[0], "addmm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", m, k,
                   p.b.sizes()[0], n);
-  EMBER_CHECK_ARG(c.dtype() == p.a.dtype(), "addmm: expected input of dtype {} like mat1 and mat2, but got {}",
-                  ember::name(p.a.dtype()), ember::name(c.dtype()));
+  EMBER_CHECK_ARG(c.dtype() == p.a.dtype(),
+                  "addmm: self and mat2 must have the same dtype, but got {} and {}",
+                  detail::torch_name(c.dtype()), detail::torch_name(p.a.dtype()));
   const int64_t shape[2] = {m, n};
   EMBER_CHECK_ARG(detail::broadcast_shapes(c.sizes(), IntArrayRef(shape, 2), "addmm") == IntArrayRef(shape, 2),
                   "addmm: input of shape {} cannot be broadcast to the product's shape [{}, {}]", shape_str(c.sizes()),

@@ -7,6 +7,7 @@
 
 #include "autograd/grad_ops.h"
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "dispatch/autocast.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/type_promotion.h"
@@ -100,7 +101,7 @@ std::tuple<Tensor, Tensor> run_reduce(const Tensor& x, const ReduceSpec& s) {
   if (in.dtype() != s.compute) in = in.to(s.compute);
 
   const int64_t ndim = in.dim();
-  EMBER_CHECK(ndim <= 64, NotImplemented, "{}: reductions take at most 64 dims, got {}", s.name, ndim);
+  EMBER_CHECK_TYPED(ndim <= 64, NotImplemented, "{}: reductions take at most 64 dims, got {}", s.name, ndim);
   SizesVector out_shape, keep_shape;
   for (int64_t d = 0; d < ndim; ++d) {
     const bool red = s.mask >> d & 1;
@@ -147,9 +148,9 @@ std::tuple<Tensor, Tensor> run_reduce(const Tensor& x, const ReduceSpec& s) {
   }
   coalesce(nr, rs, ris, nullptr);
   coalesce(nk, ks, kis, kos);
-  EMBER_CHECK(nr <= kMax && nk <= kMax, NotImplemented,
-              "{}: input of shape {} has too many non-contiguous dims (at most {} reduced and {} kept)",
-              s.name, detail::shape_str(in.sizes()), kMax, kMax);
+  EMBER_CHECK_TYPED(nr <= kMax && nk <= kMax, NotImplemented,
+                    "{}: input of shape {} has too many non-contiguous dims (at most {} reduced and {} kept)",
+                    s.name, detail::shape_str(in.sizes()), kMax, kMax);
   if (nr == 0) {
     rs[0] = 1;
     ris[0] = 0;
@@ -189,12 +190,12 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<
     EMBER_CHECK_ARG(is_floating_point(*dtype),
                     "mean(): could not infer output dtype. Optional dtype must be either a floating "
                     "point or complex dtype. Got: {}",
-                    name(*dtype));
+                    detail::torch_name(*dtype));
   else
     EMBER_CHECK_ARG(is_floating_point(x.dtype()),
                     "mean(): could not infer output dtype. Input dtype must be either a floating point "
                     "or complex dtype. Got: {}",
-                    name(x.dtype()));
+                    detail::torch_name(x.dtype()));
   const ScalarType t = dtype ? *dtype : x.dtype();
   ReduceSpec s{Op::Sum, "mean()", dim_mask(dims, x.dim(), "mean()"), keepdim, t, t};
   s.param[0].i = 1;  // divide by the reduced count
@@ -221,17 +222,19 @@ std::tuple<Tensor, Tensor> extreme_dim(Op op, const char* name, const Tensor& x,
   return extreme(op, name, x, DimMask(1) << d, true, keepdim, values, true);
 }
 
-Tensor var_impl(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim, bool take_sqrt) {
-  if (x.defined() && EMBER_AUTOCAST_FP32(x, false)) return var_impl(x.to(kFloat), dims, unbiased, keepdim, take_sqrt);
-  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::var_std(x, dims, unbiased, keepdim, take_sqrt);
+// Divides by max(0, count - correction): unbiased is correction 1, biased 0.
+Tensor var_impl(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim, bool take_sqrt) {
+  if (x.defined() && EMBER_AUTOCAST_FP32(x, false))
+    return var_impl(x.to(kFloat), dims, correction, keepdim, take_sqrt);
+  if (EMBER_GRAD_RECORDING(x)) return autograd::detail::var_std(x, dims, correction, keepdim, take_sqrt);
   const char* op = take_sqrt ? "std()" : "var()";
   check_defined(x, op);
   EMBER_CHECK_ARG(is_floating_point(x.dtype()),
-                  "{}: std and var only support floating point dtypes, but the input is {}", op,
-                  name(x.dtype()));
+                  "{}: std and var only support floating point and complex dtypes, but the input is {}", op,
+                  detail::torch_name(x.dtype()));
   ReduceSpec s{Op::Var, op, dim_mask(dims, x.dim(), op), keepdim, x.dtype(), x.dtype()};
-  s.param[0].f = unbiased ? 1.0 : 0.0;
-  s.param[0].i = unbiased ? 1 : 0;
+  s.param[0].f = double(correction);
+  s.param[0].i = correction;
   s.param[1].i = take_sqrt ? 1 : 0;
   return std::get<0>(run_reduce(x, s));
 }
@@ -241,7 +244,8 @@ Tensor norm_impl(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdi
   if (EMBER_GRAD_RECORDING(x)) return autograd::detail::norm(x, p, dims, keepdim);
   check_defined(x, "norm()");
   EMBER_CHECK_ARG(is_floating_point(x.dtype()),
-                  "norm(): input dtype should be a floating point dtype, got {} instead", name(x.dtype()));
+                  "norm(): input dtype should be either floating point or complex. Got {} instead.",
+                  detail::torch_name(x.dtype()));
   const double pv = p.to_double();
   EMBER_CHECK_ARG(!std::isnan(pv), "norm(): p must not be NaN");
   const DimMask mask = dim_mask(dims, x.dim(), "norm()");
@@ -289,7 +293,7 @@ Tensor softmax_like(Op op, const char* op_str, const Tensor& x, int64_t dim, std
   check_defined(x, op_str);
   if (dtype)
     EMBER_CHECK_ARG(is_floating_point(*dtype), "{}: dtype must be a floating point dtype, got {}", op_str,
-                    name(*dtype));
+                    detail::torch_name(*dtype));
   return along_dim(op, op_str, x, dim, dtype ? *dtype : detail::to_floating(x.dtype()));
 }
 
@@ -371,6 +375,9 @@ Tensor var(const Tensor& x, int dim, bool unbiased, bool keepdim) {
 Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
   return var_impl(x, dims, unbiased, keepdim, false);
 }
+Tensor var(const Tensor& x, IntArrayRef dims, std::optional<int64_t> correction, bool keepdim) {
+  return var_impl(x, dims, correction.value_or(1), keepdim, false);
+}
 Tensor std(const Tensor& x, bool unbiased) { return var_impl(x, {}, unbiased, false, true); }
 Tensor std(const Tensor& x, int dim, bool unbiased, bool keepdim) {
   const int64_t d = dim;
@@ -378,6 +385,9 @@ Tensor std(const Tensor& x, int dim, bool unbiased, bool keepdim) {
 }
 Tensor std(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
   return var_impl(x, dims, unbiased, keepdim, true);
+}
+Tensor std(const Tensor& x, IntArrayRef dims, std::optional<int64_t> correction, bool keepdim) {
+  return var_impl(x, dims, correction.value_or(1), keepdim, true);
 }
 Tensor norm(const Tensor& x, const Scalar& p) { return norm_impl(x, p, {}, false); }
 Tensor norm(const Tensor& x, const Scalar& p, IntArrayRef dims, bool keepdim) {
@@ -450,10 +460,16 @@ Tensor Tensor::var(int dim, bool unbiased, bool keepdim) const { return ember::v
 Tensor Tensor::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
   return ember::var(*this, dims, unbiased, keepdim);
 }
+Tensor Tensor::var(IntArrayRef dims, std::optional<int64_t> correction, bool keepdim) const {
+  return ember::var(*this, dims, correction, keepdim);
+}
 Tensor Tensor::std(bool unbiased) const { return ember::std(*this, unbiased); }
 Tensor Tensor::std(int dim, bool unbiased, bool keepdim) const { return ember::std(*this, dim, unbiased, keepdim); }
 Tensor Tensor::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
   return ember::std(*this, dims, unbiased, keepdim);
+}
+Tensor Tensor::std(IntArrayRef dims, std::optional<int64_t> correction, bool keepdim) const {
+  return ember::std(*this, dims, correction, keepdim);
 }
 Tensor Tensor::norm(const Scalar& p) const { return ember::norm(*this, p); }
 Tensor Tensor::norm(const Scalar& p, IntArrayRef dims, bool keepdim) const {

@@ -8,6 +8,7 @@
 #include "autograd/grad_ops.h"
 #include "autograd/hooks.h"
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/kernel_table.h"
 #include "ember/ops.h"
@@ -58,7 +59,8 @@ void fill_loop(SelectArgs& a, const Tensor& index, const Tensor& out, const Tens
 }
 
 void check_index_dims(const char* op, const Tensor& self, const Tensor& index) {
-  EMBER_CHECK_ARG(index.dtype() == kInt64, "{}(): Expected dtype int64 for index, got {}", op, name(index.dtype()));
+  EMBER_CHECK_ARG(index.dtype() == kInt64, "{}(): Expected dtype int64 for index, got {}", op,
+                  detail::torch_name(index.dtype()));
   EMBER_CHECK_ARG(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
                   "{}: Index tensor must have the same number of dimensions as {} tensor ({} vs {})", op,
                   std::string(op) == "gather" ? "input" : "self", index.dim(), self.dim());
@@ -75,8 +77,8 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
   if (src) {
     check_defined(*src, op, "src");
     EMBER_CHECK_ARG(src->dtype() == self.dtype(),
-                    "{}(): Expected self.dtype to be equal to src.dtype (got {} and {})", op, name(self.dtype()),
-                    name(src->dtype()));
+                    "{}(): Expected self.dtype to be equal to src.dtype (got {} and {})", op,
+                    detail::torch_name(self.dtype()), detail::torch_name(src->dtype()));
     EMBER_CHECK_ARG(index.dim() == src->dim() || (index.dim() <= 1 && src->dim() <= 1),
                     "{}: Index tensor must have the same number of dimensions as src tensor ({} vs {})", op,
                     index.dim(), src->dim());
@@ -91,8 +93,8 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
   if (EMBER_GRAD_RECORDING2(self, src ? *src : self)) {
     const bool is_add = reduce == 1 && std::strcmp(op, "scatter_add") == 0;
     if (reduce == 0 || is_add) return autograd::detail::scatter_(self, d, index, src, value, is_add);
-    EMBER_CHECK(!self.requires_grad() && !(src && src->requires_grad()), NotImplemented,
-                "{}: the derivative of scatter with reduce='{}' is not implemented", op, reduce == 1 ? "add" : "multiply");
+    EMBER_CHECK_TYPED(!self.requires_grad() && !(src && src->requires_grad()), NotImplemented,
+                      "{}: the derivative of scatter with reduce='{}' is not implemented", op, reduce == 1 ? "add" : "multiply");
   }
   Tensor inputs[3] = {self, index, src ? *src : Tensor()};
   DeviceEntry& dev = detail::place_op(Op::Scatter, inputs, src ? 3 : 2, self.dtype());
@@ -172,20 +174,24 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
 }
 
 // ---- scatter family (out-of-place ones scatter into a clone)
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_impl("scatter", *this, dim, index, &src, nullptr, 0);
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return scatter_impl("scatter", const_cast<Tensor&>(*this), dim, index, &src, nullptr, 0);
 }
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
-  return scatter_impl("scatter", *this, dim, index, nullptr, &value, 0);
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return scatter_impl("scatter", const_cast<Tensor&>(*this), dim, index, nullptr, &value, 0);
 }
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce) {
-  return scatter_impl("scatter", *this, dim, index, &src, nullptr, reduce_mode(reduce));
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src,
+                         const std::string& reduce) const {
+  return scatter_impl("scatter", const_cast<Tensor&>(*this), dim, index, &src, nullptr,
+                      reduce_mode(reduce));
 }
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value, const std::string& reduce) {
-  return scatter_impl("scatter", *this, dim, index, nullptr, &value, reduce_mode(reduce));
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value,
+                         const std::string& reduce) const {
+  return scatter_impl("scatter", const_cast<Tensor&>(*this), dim, index, nullptr, &value,
+                      reduce_mode(reduce));
 }
-Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_impl("scatter_add", *this, dim, index, &src, nullptr, 1);
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return scatter_impl("scatter_add", const_cast<Tensor&>(*this), dim, index, &src, nullptr, 1);
 }
 
 namespace {
@@ -218,7 +224,7 @@ void check_masked_fill(const Tensor& self, const Tensor& mask, bool in_place) {
   check_defined(self, op, "self");
   check_defined(mask, op, "mask");
   EMBER_CHECK_ARG(mask.dtype() == kBool, "{}: only supports boolean masks, but got mask with dtype {}", op,
-                  name(mask.dtype()));
+                  detail::torch_name(mask.dtype()));
   const SizesVector shape = detail::broadcast_shapes(self.sizes(), mask.sizes(), op);
   EMBER_CHECK_ARG(!in_place || shape.ref() == self.sizes(),
                   "masked_fill_: output with shape {} doesn't match the broadcast shape {}",
@@ -237,20 +243,20 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
   check_masked_fill(self, mask, false);
   return autograd::detail::masked_fill(self, mask, v, &value);  // MaskedFillBackward1: value's gradient too
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
   check_masked_fill(*this, mask, true);
   if (EMBER_GRAD_RECORDING(*this)) {
-    autograd::detail::masked_fill_(*this, mask, value, nullptr);
-    return *this;
+    autograd::detail::masked_fill_(const_cast<Tensor&>(*this), mask, value, nullptr);
+    return const_cast<Tensor&>(*this);
   }
   return copy_(where(mask, full({}, value, options()), *this));
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
   const Scalar v = value_of(value);
   if (!EMBER_GRAD_RECORDING(*this) && !EMBER_GRAD_RECORDING(value)) return masked_fill_(mask, v);
   check_masked_fill(*this, mask, true);
-  autograd::detail::masked_fill_(*this, mask, v, &value);
-  return *this;
+  autograd::detail::masked_fill_(const_cast<Tensor&>(*this), mask, v, &value);
+  return const_cast<Tensor&>(*this);
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const { return ember::masked_fill(*this, mask, value); }
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const { return ember::masked_fill(*this, mask, value); }
@@ -259,7 +265,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const { retu
 Tensor one_hot(const Tensor& self, int64_t num_classes) {
   check_defined(self, "one_hot", "self");
   EMBER_CHECK_ARG(self.dtype() == kInt64, "one_hot: is only applicable to index tensor, got dtype {}",
-                  name(self.dtype()));
+                  detail::torch_name(self.dtype()));
   if (num_classes == -1) {
     EMBER_CHECK_ARG(self.numel() > 0, "one_hot: Can not infer total number of classes from empty tensor.");
     num_classes = self.max().item<int64_t>() + 1;

@@ -1,6 +1,9 @@
 // Public unary elementwise ops (and clamp, where, lerp, addcmul, addcdiv) over run_unary / run_ternary.
+#include <limits>
+
 #include "autograd/grad_ops.h"
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/type_promotion.h"
 #include "ember/ops.h"
@@ -37,6 +40,15 @@ EMBER_UNARY(isinf, Op::IsInf, ComputeType::BoolOut)
 EMBER_UNARY(logical_not, Op::LogicalNot, ComputeType::BoolOut)
 #undef EMBER_UNARY
 
+// |x| < inf is false for NaN and the infinities; integer and bool tensors are all finite.
+Tensor isfinite(const Tensor& x) {
+  EMBER_CHECK_ARG(x.defined(), "isfinite: undefined tensor");
+  if (!is_floating_point(x.dtype())) return ones_like(x, kBool);
+  NoGradGuard no_grad;  // the result is bool: nothing to record
+  return lt(abs(x), std::numeric_limits<double>::infinity());
+}
+Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
+
 // square is pow(x, 2): a bool tensor promotes with the integer 2 to int64, as in libtorch.
 Tensor square(const Tensor& x) {
   const bool is_bool = x.defined() && x.dtype() == kBool;
@@ -45,9 +57,9 @@ Tensor square(const Tensor& x) {
 
 // libtorch has no integer gelu; ember does not invent one by promoting to float.
 Tensor gelu(const Tensor& x) {
-  EMBER_CHECK(!x.defined() || is_floating_point(x.dtype()), NotImplemented,
-              "gelu: not implemented for {} tensors; gelu takes a floating-point tensor (convert with .to(kFloat))",
-              name(x.dtype()));
+  EMBER_CHECK_TYPED(!x.defined() || is_floating_point(x.dtype()), NotImplemented,
+                    "gelu: not implemented for '{}'; gelu takes a floating-point tensor (convert with .to(kFloat))",
+                    detail::torch_name(x.dtype()));
   return run_unary(Op::Gelu, x, ComputeType::Floating);
 }
 
@@ -134,15 +146,16 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
   EMBER_CHECK_ARG(t1.defined() && t2.defined(), "addcdiv: an input is an undefined tensor");
   EMBER_CHECK_ARG(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()),
                   "addcdiv: integer division with addcdiv is no longer supported; got {} and {}",
-                  name(t1.dtype()), name(t2.dtype()));
+                  detail::torch_name(t1.dtype()), detail::torch_name(t2.dtype()));
   return detail::run_ternary(Op::Addcdiv, ins, sc, ComputeType::Floating, p);
 }
 
 // ---- in-place unary methods
 #define EMBER_UNARY_INPLACE(method, op, ct)            \
-  Tensor& Tensor::method() {                           \
-    run_unary(op, *this, ct, {}, this);                \
-    return *this;                                      \
+  Tensor& Tensor::method() const {                     \
+    Tensor& self = const_cast<Tensor&>(*this);         \
+    run_unary(op, self, ct, {}, &self);                \
+    return self;                                       \
   }
 EMBER_UNARY_INPLACE(relu_, Op::Relu, ComputeType::Promoted)
 EMBER_UNARY_INPLACE(exp_, Op::Exp, ComputeType::Floating)
@@ -154,26 +167,28 @@ EMBER_UNARY_INPLACE(sigmoid_, Op::Sigmoid, ComputeType::Floating)
 EMBER_UNARY_INPLACE(tanh_, Op::Tanh, ComputeType::Floating)
 #undef EMBER_UNARY_INPLACE
 
-Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
+  Tensor& self = const_cast<Tensor&>(*this);
   EMBER_CHECK_ARG(defined(), "clamp_: undefined tensor");
   // An in-place result must fit this dtype.
   const ScalarType rt = clamp_result_type(*this, lo, hi);
   EMBER_CHECK_ARG(!ember::is_floating_point(rt) || ember::is_floating_point(dtype()),
-                  "clamp_: result type {} can't be cast to the desired output type {}", ember::name(rt),
-                  ember::name(dtype()));
-  run_unary(Op::Clamp, *this, ComputeType::Promoted, clamp_params(lo, hi), this);
-  return *this;
+                  "clamp_: result type {} can't be cast to the desired output type {}",
+                  detail::torch_name(rt), detail::torch_name(dtype()));
+  run_unary(Op::Clamp, self, ComputeType::Promoted, clamp_params(lo, hi), &self);
+  return self;
 }
-Tensor& Tensor::fill_(const Scalar& value) {
+Tensor& Tensor::fill_(const Scalar& value) const {
+  Tensor& self = const_cast<Tensor&>(*this);
   EMBER_CHECK_ARG(defined(), "fill_: undefined tensor");
   if (EMBER_GRAD_RECORDING(*this)) {
-    autograd::detail::fill_(*this, value);
-    return *this;
+    autograd::detail::fill_(self, value);
+    return self;
   }
   detail::fill_tensor(*this, value);
   storage()->version_.fetch_add(1, std::memory_order_relaxed);
-  return *this;
+  return self;
 }
-Tensor& Tensor::zero_() { return fill_(0); }
+Tensor& Tensor::zero_() const { return fill_(0); }
 
 }  // namespace ember

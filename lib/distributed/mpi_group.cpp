@@ -65,7 +65,7 @@ void ensure_mpi() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  EMBER_CHECK(!finalized, DeviceError, "init_process_group: MPI has already been finalized in this process");
+  EMBER_CHECK_TYPED(!finalized, DeviceError, "init_process_group: MPI has already been finalized in this process");
   int provided = 0;
   if (!initialized) {
     mpi_check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "init_process_group");
@@ -74,10 +74,10 @@ void ensure_mpi() {
     MPI_Query_thread(&provided);
   }
   // Every call comes from the group's thread, one at a time: SERIALIZED is enough.
-  EMBER_CHECK(provided >= MPI_THREAD_SERIALIZED, DeviceError,
-              "init_process_group: MPI was initialized with thread level {}, but ember needs "
-              "MPI_THREAD_SERIALIZED ({}) or better",
-              provided, int(MPI_THREAD_SERIALIZED));
+  EMBER_CHECK_TYPED(provided >= MPI_THREAD_SERIALIZED, DeviceError,
+                    "init_process_group: MPI was initialized with thread level {}, but ember needs "
+                    "MPI_THREAD_SERIALIZED ({}) or better",
+                    provided, int(MPI_THREAD_SERIALIZED));
   create_ops16();
 }
 
@@ -154,7 +154,7 @@ void write_back(const Staged& s) {
 }
 
 int checked_count(int64_t n, const char* op) {
-  EMBER_CHECK(n <= INT_MAX, NotImplemented, "{}: {} elements per rank exceed MPI's int count ({})", op, n, INT_MAX);
+  EMBER_CHECK_TYPED(n <= INT_MAX, NotImplemented, "{}: {} elements per rank exceed MPI's int count ({})", op, n, INT_MAX);
   return int(n);
 }
 

@@ -13,10 +13,10 @@ SizesVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
   for (size_t i = 0; i < n; ++i) {
     int64_t sa = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t sb = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    EMBER_CHECK(sa == sb || sa == 1 || sb == 1, InvalidArgument,
-                "{}: the size of tensor a ({}) must match the size of tensor b ({}) at non-singleton "
-                "dimension {} (shapes {} and {})",
-                op, sa, sb, i, shape_str(a), shape_str(b));
+    EMBER_CHECK_TYPED(sa == sb || sa == 1 || sb == 1, InvalidArgument,
+                      "{}: the size of tensor a ({}) must match the size of tensor b ({}) at non-singleton "
+                      "dimension {} (shapes {} and {})",
+                      op, sa, sb, i, shape_str(a), shape_str(b));
     out[i] = sa == 1 ? sb : sa;
   }
   return out;

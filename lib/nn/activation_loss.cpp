@@ -21,10 +21,13 @@ void SoftmaxImpl::pretty_print(std::ostream& stream) const {
 }
 
 void MSELossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::MSELoss()"; }
+void SmoothL1LossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::SmoothL1Loss"; }
 
 CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& options_) : options(options_) {
-  weight = register_buffer("weight", options.weight());
+  reset();
 }
+
+void CrossEntropyLossImpl::reset() { weight = register_buffer("weight", options.weight()); }
 
 // The buffer, not the options' copy: to(kDouble) converts the buffer.
 Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) {

@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "dispatch/autocast.h"
+#include "ember/autograd.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
 
@@ -37,8 +39,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
                   ember::detail::shape_str(bias.sizes()));
   // Under autocast the dispatch-level linear casts both to the low type, as torch's does.
   EMBER_CHECK_ARG(input.dtype() == weight.dtype() || ember::detail::autocast_on(),
-                  "linear: input ({}) and weight ({}) must have the same dtype", name(input.dtype()),
-                  name(weight.dtype()));
+                  "linear: expected scalar type {} but found {} (input and weight must have the same dtype)",
+                  ember::detail::torch_name(input.dtype()), ember::detail::torch_name(weight.dtype()));
   return ember::linear(input, weight, bias);
 }
 
@@ -70,10 +72,13 @@ Tensor dropout(Tensor input, const DropoutFuncOptions& options) {
   EMBER_CHECK_ARG(p >= 0 && p <= 1, "dropout: dropout probability has to be between 0 and 1, but got {}", p);
   if (!options.training() || p == 0) return input;
   EMBER_CHECK_ARG(is_floating_point(input.dtype()), "dropout: input must be floating point, got {}",
-                  name(input.dtype()));
-  // p == 1 drops everything (a zero scale, not 1 / 0).
-  Tensor keep = ember::rand_like(input) >= p;
-  Tensor scale = keep.to(input.dtype()) * (p == 1 ? 0.0 : 1.0 / (1.0 - p));
+                  ember::detail::torch_name(input.dtype()));
+  // libtorch's mask: bernoulli_(1 - p), then divided by 1 - p (p == 1 drops everything).
+  Tensor scale;
+  {
+    NoGradGuard no_grad;
+    scale = p == 1 ? ember::zeros({}, input.options()) : ember::empty_like(input).bernoulli_(1 - p).div_(1 - p);
+  }
   if (options.inplace()) return input.mul_(scale);
   return input * scale;
 }
@@ -117,7 +122,9 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
   check_defined(input, "embedding", "input");
   check_defined(weight, "embedding", "weight");
   EMBER_CHECK_ARG(input.dtype() == kInt64 || input.dtype() == kInt32,
-                  "embedding: Expected indices of dtype int64 or int32, got {}", name(input.dtype()));
+                  "embedding: Expected tensor for argument #1 'indices' to have one of the following "
+                  "scalar types: Long, Int; but got {} instead",
+                  ember::detail::torch_name(input.dtype()));
   EMBER_CHECK_ARG(weight.dim() == 2,
                   "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
                   ember::detail::shape_str(weight.sizes()));

@@ -51,7 +51,7 @@ double calculate_gain(Nonlinearity nonlinearity, double param) {
 Tensor uniform_(Tensor tensor, double low, double high) {
   check_defined(tensor, "uniform_");
   NoGradGuard no_grad;
-  tensor.copy_(ember::rand(tensor.sizes(), tensor.options().requires_grad(false)) * (high - low) + low);
+  tensor.uniform_(low, high);  // libtorch's draws (Note [Random generators])
   return tensor;
 }
 
@@ -59,7 +59,7 @@ Tensor normal_(Tensor tensor, double mean, double std) {
   check_defined(tensor, "normal_");
   EMBER_CHECK_ARG(std >= 0, "normal_: expects std >= 0.0, but found std {}", std);
   NoGradGuard no_grad;
-  tensor.copy_(ember::randn(tensor.sizes(), tensor.options().requires_grad(false)) * std + mean);
+  tensor.normal_(mean, std);
   return tensor;
 }
 

@@ -15,6 +15,10 @@ LinearImpl::LinearImpl(const LinearOptions& options_) : options(options_) {
   EMBER_CHECK_ARG(options.in_features() >= 0 && options.out_features() >= 0,
                   "Linear: in_features and out_features must be non-negative, got {} and {}",
                   options.in_features(), options.out_features());
+  reset();
+}
+
+void LinearImpl::reset() {
   weight = register_parameter("weight", ember::empty({options.out_features(), options.in_features()}));
   bias = options.bias() ? register_parameter("bias", ember::empty({options.out_features()}))
                         : register_parameter("bias", Tensor(), false);
@@ -46,6 +50,11 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options
                     "Embedding: Padding_idx must be within num_embeddings (got {} for {})", *pad, n);
     if (*pad < 0) options.padding_idx(*pad + n);
   }
+  reset();
+}
+
+void EmbeddingImpl::reset() {
+  const int64_t n = options.num_embeddings();
   const Tensor& given = options._weight();
   if (given.defined()) {
     EMBER_CHECK_ARG(
@@ -82,6 +91,10 @@ void EmbeddingImpl::pretty_print(std::ostream& stream) const {
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) {
   EMBER_CHECK_ARG(!options.normalized_shape().empty(),
                   "LayerNorm: normalized_shape must have at least one dim");
+  reset();
+}
+
+void LayerNormImpl::reset() {
   if (options.elementwise_affine()) {
     weight = register_parameter("weight", ember::empty(options.normalized_shape()));
     bias = register_parameter("bias", ember::empty(options.normalized_shape()));

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "ember/nn/functional.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
@@ -33,8 +34,9 @@ int64_t class_dim(const Tensor& input, const char* op) {
 
 // Class-index target checks: int64, shape (N, d1...) matching input without its class dim.
 void check_target_shape(const Tensor& input, const Tensor& target, const char* op) {
-  EMBER_CHECK_ARG(target.dtype() == kInt64, "{}: expected target of dtype int64 (class indices), got {}", op,
-                  name(target.dtype()));
+  EMBER_CHECK_ARG(target.dtype() == kInt64,
+                  "{}: expected scalar type Long but found {} (class-index targets)", op,
+                  ember::detail::torch_name(target.dtype()));
   const int64_t cd = class_dim(input, op);
   EMBER_CHECK_ARG(target.dim() == input.dim() - 1,
                   "{}: Expected target of {} dims for input of shape {}, got target of shape {}", op,
@@ -109,6 +111,16 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOption
   return reduce(ember::abs(input - target), options.reduction());
 }
 
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& options) {
+  check_pair(input, target, "smooth_l1_loss");
+  const double beta = options.beta();
+  EMBER_CHECK_ARG(beta >= 0, "smooth_l1_loss does not support negative values for beta, got beta={}", beta);
+  const Tensor d = ember::abs(input - target);
+  // beta == 0 is l1: the quadratic branch would divide by zero (and its gradient with it).
+  if (beta == 0) return reduce(d, options.reduction());
+  return reduce(ember::where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), options.reduction());
+}
+
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
   check_pair(input, target, "nll_loss");
   check_target_shape(input, target, "nll_loss");
@@ -126,7 +138,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   EMBER_CHECK_ARG(ls >= 0 && ls <= 1, "{}: label_smoothing must be between 0.0 and 1.0. Got: {}", op, ls);
   check_weight(weight, c, op);
   EMBER_CHECK_ARG(is_floating_point(input.dtype()), "{}: input must be floating point, got {}", op,
-                  name(input.dtype()));
+                  ember::detail::torch_name(input.dtype()));
   const Tensor logp = input.log_softmax(cd);
   const Tensor wb = weight.defined() ? class_broadcast(weight, input.dim(), cd) : Tensor();
 
@@ -187,3 +199,15 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 }  // namespace ember::nn::functional
+
+namespace ember {
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  return nn::functional::mse_loss(input, target, reduction);
+}
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  return nn::functional::l1_loss(input, target, reduction);
+}
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  return nn::functional::smooth_l1_loss(input, target, nn::functional::SmoothL1LossFuncOptions(reduction).beta(beta));
+}
+}  // namespace ember

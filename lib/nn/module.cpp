@@ -51,10 +51,76 @@ const std::string& Module::name() const {
   return *name_;
 }
 
+std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
+  EMBER_THROW(NotImplemented,
+              "clone() has not been implemented for {0}. Subclass ember::nn::Cloneable<{0}> instead of "
+              "ember::nn::Module to inherit the ability to clone.",
+              name());
+}
+
+// A plain Module child of a Cloneable keeps what the copy's reset() made (as libtorch).
+void Module::clone_(Module&, const std::optional<Device>&) {}
+
+void Module::copy_state_into(Module& copy, const std::optional<Device>& device) const {
+  // reset() must have rebuilt the same entries; check all three before copying anything.
+  auto check = [&](size_t got, size_t want, const char* what, const char* fn) {
+    EMBER_CHECK_ARG(got == want,
+                    "The cloned module does not have the same number of {0} as the original module after "
+                    "calling reset(). Are you sure you called {1}() inside reset() and not the constructor? "
+                    "({2}: {3} after reset(), {4} in the original)",
+                    what, fn, name(), got, want);
+  };
+  check(copy.parameters_.size(), parameters_.size(), "parameters", "register_parameter");
+  check(copy.buffers_.size(), buffers_.size(), "buffers", "register_buffer");
+  check(copy.children_.size(), children_.size(), "child modules", "register_module");
+  auto fresh = [&](const Tensor& t) { return device && t.device() != *device ? t.to(*device, false, true) : t.clone(); };
+  for (const auto& p : parameters_) {
+    Tensor& dst = copy.parameters_[p.key()];
+    if (p.value().defined() && dst.defined()) dst.set_data(fresh(p.value()));
+  }
+  for (const auto& b : buffers_) {
+    Tensor& dst = copy.buffers_[b.key()];
+    if (b.value().defined() && dst.defined()) dst.set_data(fresh(b.value()));
+  }
+  for (const auto& c : children_) copy.children_[c.key()]->clone_(*c.value(), device);
+}
+
+void Module::unregister_module(const std::string& name) {
+  EMBER_CHECK_ARG(children_.contains(name), "No Module with name `{}` is registered", name);
+  children_.erase(name);
+}
+
+unsigned int Module::_forward_num_required_args() {
+  EMBER_THROW(InvalidArgument,
+              "ember::nn::Module subclass that has default arguments in `forward` method must override "
+              "`_forward_num_required_args` method. Please use `EMBER_FORWARD_HAS_DEFAULT_ARGS` macro to do so.");
+}
+
+std::vector<AnyValue> Module::_forward_populate_default_args(std::vector<AnyValue>&&) {
+  EMBER_THROW(InvalidArgument,
+              "ember::nn::Module subclass that has default arguments in `forward` method must override "
+              "`_forward_populate_default_args` method. Please use `EMBER_FORWARD_HAS_DEFAULT_ARGS` macro to do "
+              "so.");
+}
+
+std::shared_ptr<Module> Module::shared_from_this_checked(const char* what) const {
+  std::shared_ptr<const Module> self = weak_from_this().lock();
+  EMBER_CHECK_ARG(self != nullptr,
+                  "{}: this module ({}) is not held by a shared_ptr; create it with "
+                  "std::make_shared (or a module holder), or pass include_self = false",
+                  what, name());
+  return std::const_pointer_cast<Module>(self);
+}
+
 Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
   check_name(name, "Parameter");
   EMBER_CHECK_ARG(!buffers_.contains(name), "Parameter '{}' already defined as a buffer", name);
-  if (tensor.defined() && requires_grad) tensor.requires_grad_(true);
+  EMBER_CHECK_ARG(!parameters_.contains(name), "Parameter '{}' already defined", name);
+  // As libtorch: requires_grad is set either way (false on a non-leaf is a no-op).
+  if (tensor.defined())
+    tensor.set_requires_grad(requires_grad);
+  else if (requires_grad)
+    EMBER_WARN_FMT("An undefined tensor cannot require grad. Ignoring the `requires_grad=true` function parameter.");
   return parameters_.insert(std::move(name), std::move(tensor));
 }
 
@@ -124,14 +190,7 @@ void Module::collect_modules(const std::string& prefix,
 OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(const std::string& name_prefix,
                                                                         bool include_self) const {
   OrderedDict<std::string, std::shared_ptr<Module>> r("Module");
-  if (include_self) {
-    std::shared_ptr<const Module> self = weak_from_this().lock();
-    EMBER_CHECK_ARG(self != nullptr,
-                    "named_modules: this module ({}) is not held by a shared_ptr; create it with "
-                    "std::make_shared (or a module holder), or pass include_self = false",
-                    name());
-    r.insert(name_prefix, std::const_pointer_cast<Module>(self));
-  }
+  if (include_self) r.insert(name_prefix, shared_from_this_checked("named_modules"));
   collect_modules(name_prefix, r);
   return r;
 }
@@ -196,9 +255,30 @@ void Module::apply(const ModuleApplyFunction& fn) {
   for (auto& c : children_) c.value()->apply(fn);
 }
 
+void Module::apply(const ConstModuleApplyFunction& fn) const {
+  fn(*this);
+  for (const auto& c : children_) static_cast<const Module&>(*c.value()).apply(fn);
+}
+
 void Module::apply(const NamedModuleApplyFunction& fn, const std::string& name_prefix) {
   fn(name_prefix, *this);
   for (auto& c : children_) c.value()->apply(fn, name_prefix.empty() ? c.key() : name_prefix + "." + c.key());
+}
+
+void Module::apply(const ConstNamedModuleApplyFunction& fn, const std::string& name_prefix) const {
+  fn(name_prefix, *this);
+  for (const auto& c : children_)
+    static_cast<const Module&>(*c.value()).apply(fn, name_prefix.empty() ? c.key() : name_prefix + "." + c.key());
+}
+
+void Module::apply(const ModulePointerApplyFunction& fn) const {
+  fn(shared_from_this_checked("apply"));
+  for (const auto& m : named_modules("", false)) fn(m.value());
+}
+
+void Module::apply(const NamedModulePointerApplyFunction& fn, const std::string& name_prefix) const {
+  fn(name_prefix, shared_from_this_checked("apply"));
+  for (const auto& m : named_modules(name_prefix, false)) fn(m.key(), m.value());
 }
 
 void Module::pretty_print(std::ostream& stream) const { stream << name(); }

@@ -31,9 +31,9 @@ Tensor GradScaler::scale(const Tensor& outputs) const {
 void GradScaler::unscale_(Optimizer& optimizer) {
   if (!options_.enabled()) return;
   PerOptimizer& st = per_optimizer_[&optimizer];
-  EMBER_CHECK(st.stage != Stage::Unscaled, InvalidArgument,
-              "unscale_() has already been called on this optimizer since the last update().");
-  EMBER_CHECK(st.stage != Stage::Stepped, InvalidArgument, "unscale_() is being called after step().");
+  EMBER_CHECK_TYPED(st.stage != Stage::Unscaled, InvalidArgument,
+                    "unscale_() has already been called on this optimizer since the last update().");
+  EMBER_CHECK_TYPED(st.stage != Stage::Stepped, InvalidArgument, "unscale_() is being called after step().");
   // torch: self._scale.double().reciprocal().float()
   const double inv_scale = double(float(1.0 / double(scale_)));
   // Every gradient is checked before any is changed, so a refused call changes nothing.
@@ -67,10 +67,10 @@ Tensor GradScaler::step(Optimizer& optimizer, Optimizer::LossClosure closure) {
   if (!options_.enabled()) return optimizer.step(std::move(closure));
   EMBER_CHECK_ARG(!closure, "GradScaler::step: Closure use is not currently supported if GradScaler is enabled.");
   PerOptimizer& st = per_optimizer_[&optimizer];
-  EMBER_CHECK(st.stage != Stage::Stepped, InvalidArgument, "step() has already been called since the last update().");
+  EMBER_CHECK_TYPED(st.stage != Stage::Stepped, InvalidArgument, "step() has already been called since the last update().");
   if (st.stage == Stage::Ready) unscale_(optimizer);
   PerOptimizer& after = per_optimizer_[&optimizer];
-  EMBER_CHECK(after.checked, InvalidArgument, "No inf checks were recorded for this optimizer.");
+  EMBER_CHECK_TYPED(after.checked, InvalidArgument, "No inf checks were recorded for this optimizer.");
   Tensor loss;
   if (!after.found_inf) loss = optimizer.step();
   after.stage = Stage::Stepped;
@@ -90,7 +90,7 @@ void GradScaler::update(std::optional<double> new_scale) {
       any_checked = any_checked || st.checked;
       found_inf = found_inf || st.found_inf;
     }
-    EMBER_CHECK(any_checked, InvalidArgument, "No inf checks were recorded prior to update.");
+    EMBER_CHECK_TYPED(any_checked, InvalidArgument, "No inf checks were recorded prior to update.");
     if (found_inf) {
       scale_ = float(double(scale_) * options_.backoff_factor());
       growth_tracker_ = 0;

@@ -10,6 +10,30 @@
 
 namespace ember::optim {
 
+// The defaults a user's classes inherit fail as libtorch's do: the class must override them.
+std::unique_ptr<OptimizerOptions> OptimizerOptions::clone() const {
+  EMBER_CHECK_ARG(false, "clone() has not been implemented for ember::optim::OptimizerOptions. Subclass "
+                  "ember::optim::OptimizerCloneableOptions<YourOptimizerOptions> instead of "
+                  "ember::optim::OptimizerOptions to inherit the ability to clone.");
+  return nullptr;
+}
+double OptimizerOptions::get_lr() const {
+  EMBER_CHECK_ARG(false, "double get_lr() has not been overidden and implemented in subclass of "
+                  "ember::optim::OptimizerOptions, you must override it in your subclass.");
+  return 0;
+}
+void OptimizerOptions::set_lr(double lr) {
+  (void)lr;
+  EMBER_CHECK_ARG(false, "double set_lr() has not been overidden and implemented in subclass of "
+                  "ember::optim::OptimizerOptions, you must override it in your subclass.");
+}
+std::unique_ptr<OptimizerParamState> OptimizerParamState::clone() const {
+  EMBER_CHECK_ARG(false, "clone() has not been implemented for ember::optim::OptimizerParamState. Subclass "
+                  "ember::optim::OptimizerCloneableParamState<YourOptimizerParamState> instead of "
+                  "ember::optim::OptimizerParamState to inherit the ability to clone.");
+  return nullptr;
+}
+
 OptimizerParamGroup::OptimizerParamGroup(const OptimizerParamGroup& other)
     : params_(other.params_), options_(other.options_ ? other.options_->clone() : nullptr) {}
 
@@ -35,18 +59,30 @@ Optimizer::Optimizer(std::vector<OptimizerParamGroup> param_groups, std::unique_
   for (const auto& group : param_groups) add_group_unchecked(group);
 }
 
+Optimizer::Optimizer(std::vector<Tensor> parameters, std::unique_ptr<OptimizerOptions> defaults)
+    : Optimizer(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(parameters))}, std::move(defaults)) {}
+
 Optimizer::~Optimizer() = default;
 
-void Optimizer::add_group_unchecked(const OptimizerParamGroup& param_group) {
-  for (const Tensor& p : param_group.params()) {
+namespace {
+
+// New parameters must be defined leaves, found in no group yet (nor twice among themselves).
+void check_new_params(const std::vector<OptimizerParamGroup>& groups, const std::vector<Tensor>& params) {
+  for (const Tensor& p : params) {
     EMBER_CHECK_ARG(p.defined(), "add_param_group: a parameter is an undefined tensor");
     EMBER_CHECK_ARG(p.is_leaf(), "can't optimize a non-leaf Tensor");
   }
   std::set<const void*> seen;
-  for (const auto& g : param_groups_)
+  for (const auto& g : groups)
     for (const Tensor& p : g.params()) seen.insert(p.unsafe_impl());
-  for (const Tensor& p : param_group.params())
+  for (const Tensor& p : params)
     EMBER_CHECK_ARG(seen.insert(p.unsafe_impl()).second, "some parameters appear in more than one parameter group");
+}
+
+}  // namespace
+
+void Optimizer::add_group_unchecked(const OptimizerParamGroup& param_group) {
+  check_new_params(param_groups_, param_group.params());
   OptimizerParamGroup group(param_group.params());
   group.set_options(param_group.has_options() ? param_group.options().clone() : defaults_->clone());
   param_groups_.push_back(std::move(group));
@@ -76,9 +112,25 @@ void Optimizer::zero_grad(bool set_to_none) {
     }
 }
 
+void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
+  if (param_groups_.empty()) {
+    add_group_unchecked(OptimizerParamGroup(parameters));
+    return;
+  }
+  check_new_params(param_groups_, parameters);
+  auto& first = param_groups_.front().params();
+  first.insert(first.end(), parameters.begin(), parameters.end());
+}
+
 const std::vector<Tensor>& Optimizer::parameters() const noexcept {
   static const std::vector<Tensor> kNone;
   return param_groups_.empty() ? kNone : param_groups_.front().params();
+}
+
+std::vector<Tensor>& Optimizer::parameters() noexcept {
+  static thread_local std::vector<Tensor> none;  // no group yet: an empty list to read
+  none.clear();
+  return param_groups_.empty() ? none : param_groups_.front().params();
 }
 
 size_t Optimizer::size() const noexcept {
@@ -126,6 +178,20 @@ bool parse_state_name(const std::string& key, size_t& g, size_t& i, std::string&
 }
 
 }  // namespace
+
+void Optimizer::check_state_tensor(const std::string& key, const std::string& field, const Tensor& value,
+                                   const Tensor& param) const {
+  const char* op = "load_state_tensors";
+  if (field == "step") {
+    EMBER_CHECK_ARG(value.numel() == 1, "{}: '{}' must hold one number, got shape {}", op, key,
+                    detail::shape_str(value.sizes()));
+    return;
+  }
+  EMBER_CHECK_ARG(value.sizes() == param.sizes() && value.dtype() == param.dtype(),
+                  "{}: '{}' has shape {} and dtype {}, but its parameter has shape {} and dtype {}", op, key,
+                  detail::shape_str(value.sizes()), name(value.dtype()), detail::shape_str(param.sizes()),
+                  name(param.dtype()));
+}
 
 void Optimizer::load_state_tensors(const std::map<std::string, Tensor>& tensors) {
   const char* op = "load_state_tensors";
@@ -176,17 +242,16 @@ void Optimizer::load_state_tensors(const std::map<std::string, Tensor>& tensors)
     const Tensor& p = param_groups_[g].params()[i];
     auto& st = state[p.unsafe_impl()];
     if (!st) st = make_state();
-    if (field != "step") {
-      EMBER_CHECK_ARG(t.sizes() == p.sizes() && t.dtype() == p.dtype(),
-                      "{}: '{}' has shape {} and dtype {}, but its parameter has shape {} and dtype {}", op, key,
-                      detail::shape_str(t.sizes()), name(t.dtype()), detail::shape_str(p.sizes()), name(p.dtype()));
-    } else {
-      EMBER_CHECK_ARG(t.numel() == 1, "{}: '{}' must hold one number, got shape {}", op, key, detail::shape_str(t.sizes()));
-    }
+    EMBER_CHECK_ARG(st != nullptr, "{}: unexpected key '{}': this optimizer keeps no state a checkpoint can set", op, key);
+    check_state_tensor(key, field, t, p);
     NoGradGuard no_grad;
     Tensor value = field == "step" ? t : t.to(p.device()).clone();
     EMBER_CHECK_ARG(st->set_tensor(field, value), "{}: unexpected key '{}': '{}' is not a state field of this optimizer", op,
                     key, field);
+  }
+  for (const auto& [impl, st] : state) {
+    (void)impl;
+    check_loaded_state(*st);
   }
   for (size_t g = 0; g < param_groups_.size(); ++g) param_groups_[g].set_options(std::move(options[g]));
   state_ = std::move(state);

@@ -188,11 +188,11 @@ DeviceEntry& place_op(Op op, Tensor* inputs, int n, ScalarType dtype, const char
     if (!target) {
       for (int i = 0; i < n; ++i) {
         Device di = inputs[i].device();
-        EMBER_CHECK(di == d || (inputs[i].dim() == 0 && di.is_cpu()), InvalidArgument,
-                    "{}: expected all tensors to be on the same device, but found at least two devices, "
-                    "{} ({}) and {} ({}); move them with .to(device), use a DeviceScope, or "
-                    "set_placement(Placement::PreferAccelerator)",
-                    log_name ? log_name : op_name(op), d.tf_str(), d.str(), di.tf_str(), di.str());
+        EMBER_CHECK_TYPED(di == d || (inputs[i].dim() == 0 && di.is_cpu()), InvalidArgument,
+                          "{}: expected all tensors to be on the same device, but found at least two devices, "
+                          "{} ({}) and {} ({}); move them with .to(device), use a DeviceScope, or "
+                          "set_placement(Placement::PreferAccelerator)",
+                          log_name ? log_name : op_name(op), d.tf_str(), d.str(), di.tf_str(), di.str());
       }
       target = &require_device(d, op, dtype);
     }

@@ -1,5 +1,6 @@
 // Checkpoints: nn::Module::save / load of named parameters and buffers, and
-// optim::Optimizer::save / load of its state, both as safetensors files.
+// optim::Optimizer::save / load of its state, as safetensors files or through the
+// archives of torch::save / torch::load.
 #include <map>
 #include <set>
 #include <string>
@@ -11,6 +12,7 @@
 #include "ember/nn/module.h"
 #include "ember/optim/optimizer.h"
 #include "ember/serialize.h"
+#include "ember/serialize/archive.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -51,8 +53,8 @@ void nn::Module::load(const std::string& path, bool strict) {
       missing.push_back(name);
     } else if (file.shape(name) != t.sizes().vec()) {
       mismatched.push_back("size mismatch for " + name + ": copying a param with shape " +
-                           detail::shape_str(file.shape(name)) + " from checkpoint, the shape in current model is " +
-                           detail::shape_str(t.sizes()) + ".");
+                           ember::detail::shape_str(file.shape(name)) + " from checkpoint, the shape in current model is " +
+                           ember::detail::shape_str(t.sizes()) + ".");
     }
   }
   for (const auto& name : file.keys())
@@ -70,10 +72,92 @@ void nn::Module::load(const std::string& path, bool strict) {
   for (auto& [dst, src] : copies) dst.copy_(src);
 }
 
+void nn::Module::save(serialize::OutputArchive& archive) const {
+  for (const auto& p : named_parameters(false)) archive.write(p.key(), p.value());
+  for (const auto& b : named_buffers(false)) archive.write(b.key(), b.value(), /*is_buffer=*/true);
+  for (const auto& c : named_children()) {
+    serialize::OutputArchive child;
+    c.value()->save(child);
+    archive.write(c.key(), child);
+  }
+}
+
+void nn::Module::load(serialize::InputArchive& archive) {
+  // libtorch loads child by child and stops at the first problem, part-way; here the whole
+  // tree is read and checked, and converted where it must move, before anything changes.
+  const std::optional<Device> device = archive.device();
+  std::vector<std::string> missing, problems;
+  std::vector<std::pair<Tensor, Tensor>> plan;
+  for (const auto& [name, t] : module_state(*this)) {
+    Tensor src;
+    if (!archive.try_read(name, src)) {
+      missing.push_back(name);
+    } else if (!src.defined()) {
+      problems.push_back("'" + name + "' is an undefined tensor (None) in the archive.");
+    } else if (src.sizes() != t.sizes()) {
+      problems.push_back("size mismatch for " + name + ": copying a param with shape " +
+                         ember::detail::shape_str(src.sizes()) + " from checkpoint, the shape in current model is " +
+                         ember::detail::shape_str(t.sizes()) + ".");
+    } else if (t.requires_grad() && !ember::is_floating_point(src.scalar_type())) {
+      problems.push_back("'" + name + "' requires grad, but the archive holds it as " +
+                         ember::name(src.scalar_type()) + " (a floating-point dtype is needed).");
+    } else {
+      plan.emplace_back(t, src);
+    }
+  }
+  std::string errors;
+  if (!missing.empty()) errors += "\n\tMissing key(s) in the archive: " + quoted_list(missing) + ". ";
+  for (const auto& p : problems) errors += "\n\t" + p;
+  EMBER_CHECK_ARG(errors.empty(), "load: Error(s) in loading {} from an archive:{}", name(), errors);
+  for (auto& [dst, src] : plan) {
+    const Device dev = device ? *device : dst.device();
+    if (src.dtype() != dst.dtype() || src.device() != dev || dev != dst.device())
+      src = src.to(dev, /*non_blocking=*/false, /*copy=*/true);  // its own storage, not the archive's
+  }
+  NoGradGuard no_grad;
+  for (auto& [dst, src] : plan) {
+    if (src.dtype() == dst.dtype() && src.device() == dst.device()) {
+      dst.copy_(src);
+    } else {
+      dst.set_data(src);  // libtorch's set_: the file's dtype, or the load_from device
+    }
+  }
+}
+
 void optim::Optimizer::save(const std::string& path) const {
   ember::save(state_tensors(), path, {{"format", "ember.optim"}});
 }
 
 void optim::Optimizer::load(const std::string& path) { load_state_tensors(ember::load(path)); }
+
+void optim::Optimizer::save(serialize::OutputArchive& archive) const {
+  for (const auto& [name, t] : state_tensors()) archive.write(name, t);
+}
+
+void optim::Optimizer::load(serialize::InputArchive& archive) {
+  load_state_tensors(archive.tensors());
+}
+
+serialize::OutputArchive& nn::operator<<(serialize::OutputArchive& archive, const std::shared_ptr<Module>& module) {
+  EMBER_CHECK_ARG(module != nullptr, "save: null module");
+  module->save(archive);
+  return archive;
+}
+
+serialize::InputArchive& nn::operator>>(serialize::InputArchive& archive, const std::shared_ptr<Module>& module) {
+  EMBER_CHECK_ARG(module != nullptr, "load: null module");
+  module->load(archive);
+  return archive;
+}
+
+serialize::OutputArchive& optim::operator<<(serialize::OutputArchive& archive, const Optimizer& optimizer) {
+  optimizer.save(archive);
+  return archive;
+}
+
+serialize::InputArchive& optim::operator>>(serialize::InputArchive& archive, Optimizer& optimizer) {
+  optimizer.load(archive);
+  return archive;
+}
 
 }  // namespace ember

@@ -80,6 +80,14 @@ const char* safetensors_dtype_name(ScalarType t) {
 
 SafetensorsHeader parse_safetensors(const unsigned char* data, size_t size, const std::string& path) {
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is little-endian");
+  // A safetensors file never starts so (its first 8 bytes, the header length, would be far
+  // over the limit), so a zip archive is named as such rather than as a bad header length.
+  EMBER_CHECK_TYPED(size < 4 || std::memcmp(data, "PK\x03\x04", 4) != 0, NotImplemented,
+                    "load: '{}' is a zip archive (the format of libtorch's torch::save and PyTorch's torch.save), "
+                    "which ember does not read; ember reads safetensors. Convert it in Python with "
+                    "safetensors.torch.save_file(torch.load(path), out) for a saved state dict, or "
+                    "safetensors.torch.save_file(torch.jit.load(path).state_dict(), out) for a libtorch module archive",
+                    path);
   EMBER_CHECK_ARG(size >= 8, "load: '{}': file of {} bytes is too short for the 8-byte header length", path, size);
   uint64_t n = 0;
   std::memcpy(&n, data, 8);

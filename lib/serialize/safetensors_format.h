@@ -4,11 +4,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "ember/scalar_type.h"
+#include "ember/tensor.h"
 
 namespace ember::detail {
 
@@ -33,5 +35,10 @@ SafetensorsHeader parse_safetensors(const unsigned char* data, size_t size, cons
 
 /// "F32", "BF16", ... (the format's dtype names).
 const char* safetensors_dtype_name(ScalarType t);
+
+/// The bytes of a safetensors file holding `tensors` and `metadata`, handed to `sink` in
+/// order (header, then each tensor's C-contiguous data); InvalidArgument for a bad name.
+void write_safetensors(const std::map<std::string, Tensor>& tensors, const std::map<std::string, std::string>& metadata,
+                       const std::function<void(const char*, size_t)>& sink);
 
 }  // namespace ember::detail

@@ -32,7 +32,7 @@ struct Mapping {
 
 std::shared_ptr<Mapping> map_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  EMBER_CHECK(fd >= 0, IOError, "load: could not open '{}': {}", path, std::strerror(errno));
+  EMBER_CHECK_TYPED(fd >= 0, IOError, "load: could not open '{}': {}", path, std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     int e = errno;
@@ -52,7 +52,7 @@ std::shared_ptr<Mapping> map_file(const std::string& path) {
   void* a = ::mmap(nullptr, m->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   int e = errno;
   ::close(fd);
-  EMBER_CHECK(a != MAP_FAILED, IOError, "load: could not map '{}' ({} bytes): {}", path, m->size, std::strerror(e));
+  EMBER_CHECK_TYPED(a != MAP_FAILED, IOError, "load: could not map '{}' ({} bytes): {}", path, m->size, std::strerror(e));
   m->addr = static_cast<unsigned char*>(a);
   return m;
 }

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -54,9 +55,10 @@ std::string directory_of(const std::string& path) {
 
 }  // namespace
 
-void save(const std::map<std::string, Tensor>& tensors, const std::string& path,
-          const std::map<std::string, std::string>& metadata) {
-  EMBER_CHECK_ARG(!path.empty(), "save: empty path");
+namespace detail {
+
+void write_safetensors(const std::map<std::string, Tensor>& tensors, const std::map<std::string, std::string>& metadata,
+                       const std::function<void(const char*, size_t)>& sink) {
   // Larger elements first, then by name (as Python's safetensors does), so every tensor's
   // bytes stay aligned to its element size and a mmap load can view them in place.
   std::vector<const std::pair<const std::string, Tensor>*> order;
@@ -88,7 +90,23 @@ void save(const std::map<std::string, Tensor>& tensors, const std::string& path,
   }
   text.append((8 - text.size() % 8) % 8, ' ');
   const uint64_t header_len = text.size();
+  sink(reinterpret_cast<const char*>(&header_len), 8);
+  sink(text.data(), text.size());
+  NoGradGuard no_grad;
+  for (const auto* kv : order) {
+    const Tensor& t = kv->second;
+    if (t.numel() == 0) continue;
+    // One tensor on the host at a time: a device or strided tensor is copied once.
+    Tensor host = (t.device().is_cpu() ? t : t.to(Device(kCPU, 0))).contiguous();
+    sink(static_cast<const char*>(host.data_ptr()), host.nbytes());
+  }
+}
 
+}  // namespace detail
+
+void save(const std::map<std::string, Tensor>& tensors, const std::string& path,
+          const std::map<std::string, std::string>& metadata) {
+  EMBER_CHECK_ARG(!path.empty(), "save: empty path");
   // A unique name beside the target: rename() is atomic only within one file system.
   static std::atomic<unsigned> counter{0};
   TempFile tmp;
@@ -100,16 +118,8 @@ void save(const std::map<std::string, Tensor>& tensors, const std::string& path,
       throw_io("create a temporary file beside", path);
     }
   }
-  write_all(tmp.fd, reinterpret_cast<const char*>(&header_len), 8, tmp.name);
-  write_all(tmp.fd, text.data(), text.size(), tmp.name);
-  NoGradGuard no_grad;
-  for (const auto* kv : order) {
-    const Tensor& t = kv->second;
-    if (t.numel() == 0) continue;
-    // One tensor on the host at a time: a device or strided tensor is copied once.
-    Tensor host = (t.device().is_cpu() ? t : t.to(Device(kCPU, 0))).contiguous();
-    write_all(tmp.fd, static_cast<const char*>(host.data_ptr()), host.nbytes(), tmp.name);
-  }
+  detail::write_safetensors(tensors, metadata,
+                            [&](const char* p, size_t n) { write_all(tmp.fd, p, n, tmp.name); });
   if (::fsync(tmp.fd) != 0) throw_io("fsync", tmp.name);
   int fd = tmp.fd;
   tmp.fd = -1;

@@ -10,6 +10,7 @@
 #include "autograd/grad_ops.h"
 #include "autograd/hooks.h"
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "dispatch/index_ops.h"
 #include "ember/ops.h"
 #include "ember/warning.h"
@@ -87,6 +88,13 @@ Parsed parse(const Tensor& self, const std::vector<TensorIndex>& indices) {
     if (i.is_ellipsis()) ++ellipses;
   }
   EMBER_CHECK_ARG(ellipses <= 1, "index: an index can only have a single ellipsis ('...')");
+  // libtorch's single-integer path on a 0-dim tensor, with its texts.
+  if (self.dim() == 0 && indices.size() == 1 && indices[0].is_integer()) {
+    EMBER_CHECK_ARG(indices[0].integer() != 0,
+                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                    "C++ to convert a 0-dim tensor to a number");
+    out_of_bounds(indices[0].integer(), 0, 0);
+  }
   EMBER_CHECK_ARG(specified <= self.dim(), "too many indices for tensor of dimension {}", self.dim());
   Parsed p;
   Tensor& r = p.view;
@@ -118,20 +126,24 @@ Parsed parse(const Tensor& self, const std::vector<TensorIndex>& indices) {
       case TensorIndex::Kind::Tensor: {
         const Tensor& t = i.tensor();
         const ScalarType st = t.dtype();
-        EMBER_CHECK_ARG(st == kInt64 || st == kBool || st == kUInt8,
-                        "tensors used as indices must be long, byte or bool tensors, got {}", name(st));
-        if (t.dim() == 0) {
-          if (st == kInt64) select(t.item<int64_t>());
-          else record_bool(t.item<int64_t>() != 0);
+        const bool mask = st == kBool || st == kUInt8;
+        // A 0-dim integer tensor of any width is an integer, as in libtorch; positions
+        // may be int32 as well as int64 (libtorch 2.x; 1.13 takes int64 only).
+        if (t.dim() == 0 && (mask || is_integral(st))) {
+          if (mask) record_bool(t.item<int64_t>() != 0);
+          else select(t.item<int64_t>());
           break;
         }
-        Tensor idx = t;
+        EMBER_CHECK_ARG(st == kInt64 || st == kInt32 || mask,
+                        "tensors used as indices must be long, int, byte or bool tensors, got {}",
+                        detail::torch_name(st));
+        Tensor idx = st == kInt32 ? t.to(kInt64) : t;
         if (st == kUInt8) {
-          EMBER_WARN("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.");
+          EMBER_WARN_FMT("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.");
           idx = t.to(kBool);
         }
         p.adv.push_back({d, user, idx});
-        const int64_t k = st == kInt64 ? 1 : t.dim();
+        const int64_t k = mask ? t.dim() : 1;
         d += k, user += k;
         break;
       }
@@ -232,6 +244,7 @@ Block make_block(const Parsed& p) {
     const int64_t n = blk.t.size(blk.b + int64_t(j));
     Tensor x = idx[j];
     if (!checked[j] && x.numel() > 0) {
+      EMBER_CHECK_ARG(n > 0, "index is out of bounds for dimension with size 0");  // libtorch's text
       const int64_t lo = x.min().item<int64_t>(), hi = x.max().item<int64_t>();
       if (lo < -n) out_of_bounds(lo, users[j], n);
       if (hi >= n) out_of_bounds(hi, users[j], n);
@@ -252,30 +265,42 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
 }
 
 Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
+  EMBER_CHECK_ARG(!indices.empty(), "Passing an empty index list to Tensor::index() is not valid syntax");
   Parsed p = parse(*this, indices);
-  if (p.adv.empty()) return p.view;
+  // x.index({"..."}) is a new view of x (libtorch's alias), never x's own handle.
+  if (p.adv.empty()) return p.view.is_same(*this) ? p.view.alias() : p.view;
   Block blk = make_block(p);
   if (EMBER_GRAD_RECORDING(blk.t)) return autograd::detail::index_block(blk.t, blk.b, blk.e, blk.lin, blk.user_dim);
   return detail::gather_block(blk.t, blk.b, blk.e, blk.lin, true, {nullptr, blk.user_dim});
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value, bool accumulate) {
-  return index_put_(std::vector<TensorIndex>(indices), value, accumulate);
-}
+namespace {
 
-Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value, bool accumulate) {
-  EMBER_CHECK_ARG(defined(), "index_put_: self is an undefined tensor");
-  EMBER_CHECK_ARG(value.defined(), "index_put_: the value is an undefined tensor");
-  EMBER_CHECK_ARG(value.dtype() == dtype(),
+// index_put_ of both index forms. from_index_list: the TensorIndex form, which (as
+// libtorch's) first drops the value's leading size-1 dims, so a [1, 1, 2, 3] value fills a
+// [1, 2, 3] slot; libtorch's list-of-optional-tensors form (aten::index_put_) does not.
+void put(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value_in, bool accumulate,
+         bool from_index_list) {
+  EMBER_CHECK_ARG(self.defined(), "index_put_: self is an undefined tensor");
+  EMBER_CHECK_ARG(value_in.defined(), "index_put_: the value is an undefined tensor");
+  EMBER_CHECK_ARG(!indices.empty(),
+                  "Passing an empty index list to Tensor::index_put_() is not valid syntax");
+  Tensor value = value_in;
+  if (from_index_list) {
+    while (value.dim() > 0 && value.size(0) == 1) value = value.squeeze(0);
+  }
+  if (EMBER_GRAD_RECORDING(self)) autograd::detail::check_inplace(self);  // before the views are made
+  Parsed p = parse(self, indices);
+  // libtorch's copy into a basic-indexed view casts the value; its index_put_ does not.
+  EMBER_CHECK_ARG(value.dtype() == self.dtype() || (from_index_list && p.adv.empty()),
                   "Index put requires the source and destination dtypes match, got {} for the destination and {} for "
                   "the source.",
-                  name(dtype()), name(value.dtype()));
-  if (EMBER_GRAD_RECORDING(*this)) autograd::detail::check_inplace(*this);  // before the views are made
-  Parsed p = parse(*this, indices);
+                  detail::torch_name(self.dtype()), detail::torch_name(value.dtype()));
   if (p.adv.empty()) {
-    if (accumulate) p.view.add_(value);
-    else p.view.copy_(value);
-    return *this;
+    Tensor v = value.expand(p.view.sizes());
+    if (accumulate) p.view.add_(v);
+    else p.view.copy_(v);
+    return;
   }
   Block blk = make_block(p);
   SizesVector result;
@@ -292,26 +317,40 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
   if (EMBER_GRAD_RECORDING2(blk.t, value)) {
     autograd::detail::index_put_block(blk.t, blk.b, blk.e, blk.lin, value.expand(result.ref()), accumulate,
                                       blk.user_dim);
-    return *this;
+    return;
   }
   detail::put_block(blk.t, blk.b, blk.e, blk.lin, value.expand(result.ref()), accumulate, true,
                     {nullptr, blk.user_dim});
-  return *this;
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
+}  // namespace
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value,
+                           bool accumulate) const {
+  return index_put_(std::vector<TensorIndex>(indices), value, accumulate);
+}
+
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value,
+                           bool accumulate) const {
+  put(*this, indices, value, accumulate, true);
+  return const_cast<Tensor&>(*this);
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) const {
   return index_put_(std::vector<TensorIndex>(indices), value);
 }
 
-Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Scalar& value) {
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Scalar& value) const {
   EMBER_CHECK_ARG(defined(), "index_put_: self is an undefined tensor");
   return index_put_(indices, full({}, value, TensorOptions(dtype()).device(device())), false);
 }
 
-Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& value, bool accumulate) {
+Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
+                           bool accumulate) const {
   std::vector<TensorIndex> ti;
   for (const auto& t : indices) ti.push_back(t ? TensorIndex(*t) : TensorIndex(indexing::Slice()));
-  return index_put_(ti, value, accumulate);
+  put(*this, ti, value, accumulate, false);
+  return const_cast<Tensor&>(*this);
 }
 
 Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& value, bool accumulate) const {

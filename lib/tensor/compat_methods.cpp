@@ -42,7 +42,7 @@ Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides, std::
   return x.as_strided(sizes, strides, storage_offset);
 }
 
-Tensor& Tensor::resize_(IntArrayRef sizes) {
+const Tensor& Tensor::resize_(IntArrayRef sizes) const {
   EMBER_CHECK_ARG(defined(), "resize_: undefined tensor");
   int64_t n = 1;
   for (int64_t s : sizes) {
@@ -73,12 +73,31 @@ Tensor clone(const Tensor& x) {
 }
 
 std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased) { return {var(x, unbiased), mean(x)}; }
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, int dim, bool unbiased, bool keepdim) {
+  const int64_t d = dim;
+  return var_mean(x, IntArrayRef(d), unbiased, keepdim);
+}
 std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
-  return {var(x, dims, unbiased, keepdim), mean(x, dims, keepdim)};
+  return var_mean(x, dims, std::optional<int64_t>(unbiased ? 1 : 0), keepdim);
+}
+// var first: it validates x (dtype, dims) before mean runs.
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, std::optional<int64_t> correction,
+                                    bool keepdim) {
+  Tensor v = var(x, dims, correction, keepdim);
+  return {v, mean(x, dims, keepdim)};
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased) { return {ember::std(x, unbiased), mean(x)}; }
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, int dim, bool unbiased, bool keepdim) {
+  const int64_t d = dim;
+  return std_mean(x, IntArrayRef(d), unbiased, keepdim);
+}
 std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
-  return {ember::std(x, dims, unbiased, keepdim), mean(x, dims, keepdim)};
+  return std_mean(x, dims, std::optional<int64_t>(unbiased ? 1 : 0), keepdim);
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, std::optional<int64_t> correction,
+                                    bool keepdim) {
+  Tensor s = ember::std(x, dims, correction, keepdim);
+  return {s, mean(x, dims, keepdim)};
 }
 
 }  // namespace ember

@@ -95,9 +95,9 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = ndim > 0 ? ndim : 1;  // a 0-d tensor accepts dim 0 and -1, as in torch
-  EMBER_CHECK(dim >= -n && dim < n, InvalidArgument,
-              "{}: dimension out of range (expected to be in range of [{}, {}], but got {})", op, -n,
-              n - 1, dim);
+  EMBER_CHECK_TYPED(dim >= -n && dim < n, InvalidArgument,
+                    "{}: dimension out of range (expected to be in range of [{}, {}], but got {})", op, -n,
+                    n - 1, dim);
   return dim < 0 ? dim + n : dim;
 }
 

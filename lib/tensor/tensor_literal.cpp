@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "ember/ops.h"
 
 namespace ember {
@@ -62,7 +63,7 @@ TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContain
     EMBER_CHECK_ARG(e.type_ == type_,
                     "tensor: Expected all elements of the tensor to have the same scalar type: {}, but got element "
                     "of scalar type: {}",
-                    name(type_), name(e.type_));
+                    detail::torch_name(type_), detail::torch_name(e.type_));
     EMBER_CHECK_ARG(e.sizes() == first.sizes(),
                     "tensor: Expected all sub-lists to have sizes: {} (e.g. {}), but got sub-list {} with sizes: {}",
                     sizes_text(first.sizes()), describe(first), describe(e), sizes_text(e.sizes()));

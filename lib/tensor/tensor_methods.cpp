@@ -1,5 +1,6 @@
 // Tensor methods that forward to the free functions of ops.h, plus data_ptr<T> and item<T>.
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "core/dtype_dispatch.h"
 #include "ember/ops.h"
 
@@ -9,7 +10,8 @@ template <class T>
 T* Tensor::data_ptr() const {
   EMBER_CHECK_ARG(defined(), "data_ptr() called on an undefined Tensor");
   constexpr ScalarType want = ScalarTypeOf<std::remove_cv_t<T>>::value;
-  EMBER_CHECK_ARG(dtype() == want, "data_ptr: expected scalar type {} but found {}", name(want), name(dtype()));
+  EMBER_CHECK_ARG(dtype() == want, "data_ptr: expected scalar type {} but found {}", detail::torch_name(want),
+                  detail::torch_name(dtype()));
   return reinterpret_cast<T*>(impl_->data());
 }
 
@@ -48,6 +50,11 @@ template EMBER_API const float* Tensor::data_ptr<const float>() const;
 template EMBER_API const double* Tensor::data_ptr<const double>() const;
 template EMBER_API const int64_t* Tensor::data_ptr<const int64_t>() const;
 template EMBER_API const int32_t* Tensor::data_ptr<const int32_t>() const;
+
+Tensor Tensor::toType(ScalarType dtype) const {
+  EMBER_CHECK_ARG(defined(), "toType: undefined tensor");
+  return to(dtype);
+}
 
 // ---- elementwise methods
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return ember::add(*this, o, alpha); }

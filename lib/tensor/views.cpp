@@ -152,7 +152,7 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
 
 Tensor Tensor::t() const {
   check_defined(*this, "t");
-  EMBER_CHECK_ARG(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is {}D", dim());
+  EMBER_CHECK_ARG(dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is {}D", dim());
   if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::transpose(*this, 0, dim() < 2 ? 0 : 1, "TBackward0");
   return dim() < 2 ? transpose(0, 0) : transpose(0, 1);
 }
@@ -250,7 +250,7 @@ Tensor Tensor::expand_as(const Tensor& o) const {
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
   if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::slice(*this, d, start, end, step);
   check_defined(*this, "slice");
-  EMBER_CHECK_ARG(dim() > 0, "slice: cannot be applied to a 0-dim tensor");
+  EMBER_CHECK_ARG(dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "slice");
   EMBER_CHECK_ARG(step > 0, "slice: step must be positive, got {}", step);
   const int64_t n = size(d);
@@ -267,7 +267,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   check_defined(*this, "narrow");
-  EMBER_CHECK_ARG(dim() > 0, "narrow: cannot be applied to a 0-dim tensor");
+  EMBER_CHECK_ARG(dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "narrow");
   const int64_t n = size(d);
   EMBER_CHECK_ARG(start >= -n && start <= n, "narrow: start ({}) out of range for dimension {} of size {}", start, d, n);
@@ -280,11 +280,11 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
 Tensor Tensor::select(int64_t d, int64_t index) const {
   if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::select(*this, d, index);
   check_defined(*this, "select");
-  EMBER_CHECK_ARG(dim() > 0, "select: cannot be applied to a 0-dim tensor");
+  EMBER_CHECK_ARG(dim() > 0, "select() cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "select");
   const int64_t n = size(d);
-  EMBER_CHECK(index >= -n && index < n, InvalidArgument,
-              "select: index {} is out of bounds for dimension {} with size {}", index, d, n);
+  EMBER_CHECK_ARG(index >= -n && index < n, "select(): index {} out of range for tensor of size {} at dimension {}",
+                  index, shape_str(sizes()), d);
   if (index < 0) index += n;
   SizesVector sz(sizes()), st(strides());
   sz.erase(size_t(d));
@@ -330,6 +330,47 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
   for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
   return out;
 }
+
+Tensor Tensor::alias() const {
+  check_defined(*this, "alias");
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::alias(*this);
+  return make_view(*this, sizes(), strides(), storage_offset());
+}
+
+// Tiling as a view plus one copy: x viewed as [1, s0, 1, s1, ...], expanded to
+// [r0, s0, r1, s1, ...] and made contiguous as [r0*s0, r1*s1, ...].
+Tensor Tensor::repeat(IntArrayRef repeats) const {
+  check_defined(*this, "repeat");
+  EMBER_CHECK_ARG(int64_t(repeats.size()) >= dim(),
+                  "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  const size_t n = repeats.size(), lead = n - size_t(dim());
+  SizesVector target(n), spread, expanded;
+  bool has_zero = false;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t s = i < lead ? 1 : size(int64_t(i - lead));
+    target[i] = s * repeats[i];
+    spread.push_back(1);
+    spread.push_back(s);
+    expanded.push_back(repeats[i]);
+    expanded.push_back(s);
+    has_zero = has_zero || target[i] == 0;
+  }
+  for (size_t i = 0; i < n; ++i)
+    EMBER_CHECK_ARG(target[i] >= 0, "Trying to create tensor with negative dimension {}: {}", target[i],
+                    shape_str(target.ref()));
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = has_zero ? ember::empty(target.ref(), options())
+                 : reshape(spread.ref()).expand(expanded.ref()).contiguous().view(target.ref());
+  }
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::repeat(*this, repeats, y);
+  return y;
+}
+
+Tensor t(const Tensor& x) { return x.t(); }
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) { return x.transpose(dim0, dim1); }
+Tensor alias(const Tensor& x) { return x.alias(); }
 
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) { return x.split(split_size, dim); }
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) { return x.chunk(chunks, dim); }

@@ -1,6 +1,6 @@
 #pragma once
-/// Sequential and ModuleList (libtorch's containers). Children are named "0", "1", ...
-/// Sequential chains modules whose forward takes and returns one Tensor.
+/// The module containers (libtorch's nn/modules/container/): Sequential, ModuleList,
+/// ModuleDict, ParameterList, ParameterDict, Functional and AnyModule.
 
 #include <functional>
 #include <memory>
@@ -9,7 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "ember/nn/any_module.h"
+#include "ember/nn/functional_module.h"
+#include "ember/nn/module_dict.h"
+#include "ember/nn/module_list.h"
+#include "ember/nn/parameter_dict.h"
+#include "ember/nn/parameter_list.h"
 #include "ember/nn/pimpl.h"
+#include "ember/nn/sequential.h"
 
 namespace ember::nn {
 
@@ -28,72 +35,5 @@ struct impl_of<std::shared_ptr<T>> {
   using type = T;
 };
 }  // namespace detail
-
-class EMBER_API ModuleListImpl : public Module {
- public:
-  ModuleListImpl() = default;
-  template <class... Ms>
-  explicit ModuleListImpl(Ms&&... modules) {
-    (push_back(std::forward<Ms>(modules)), ...);
-  }
-
-  template <class M>
-  void push_back(std::shared_ptr<M> module) {
-    append(std::move(module));
-  }
-  template <class M>
-  void push_back(ModuleHolder<M> holder) {
-    append(holder.ptr());
-  }
-  /// The i-th module (InvalidArgument past the end).
-  std::shared_ptr<Module> ptr(size_t index) const;
-  std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
-  template <class M>
-  M& at(size_t index) const {
-    auto* m = dynamic_cast<M*>(ptr(index).get());
-    if (!m)
-      throw InvalidArgument("ModuleList::at: the module at index " + std::to_string(index) +
-                            " is not of the requested type");
-    return *m;
-  }
-  size_t size() const noexcept { return modules_.size(); }
-  bool is_empty() const noexcept { return modules_.empty(); }
-  auto begin() const { return modules_.begin(); }
-  auto end() const { return modules_.end(); }
-  void pretty_print(std::ostream& stream) const override;
-
- protected:
-  void append(std::shared_ptr<Module> module);
-  std::vector<std::shared_ptr<Module>> modules_;
-};
-EMBER_MODULE(ModuleList);
-
-class EMBER_API SequentialImpl : public ModuleListImpl {
- public:
-  SequentialImpl() = default;
-  template <class... Ms>
-  explicit SequentialImpl(Ms&&... modules) {
-    (push_back(std::forward<Ms>(modules)), ...);
-  }
-
-  template <class M>
-  void push_back(std::shared_ptr<M> module) {
-    static_assert(detail::has_unary_forward<M>::value,
-                  "Sequential holds modules with a forward(const Tensor&) that returns a Tensor");
-    forwards_.push_back([m = module.get()](const Tensor& x) -> Tensor { return m->forward(x); });
-    append(std::move(module));
-  }
-  template <class M>
-  void push_back(ModuleHolder<M> holder) {
-    push_back(holder.ptr());
-  }
-  /// Runs every module in order; InvalidArgument when empty.
-  Tensor forward(const Tensor& input);
-  void pretty_print(std::ostream& stream) const override;
-
- private:
-  std::vector<std::function<Tensor(const Tensor&)>> forwards_;
-};
-EMBER_MODULE(Sequential);
 
 }  // namespace ember::nn

@@ -23,6 +23,9 @@ EMBER_API Tensor embedding(const Tensor& input, const Tensor& weight,
 
 EMBER_API Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options = {});
 EMBER_API Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options = {});
+/// 0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = input - target).
+EMBER_API Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                                const SmoothL1LossFuncOptions& options = {});
 /// input: log-probabilities (N, C, d1...) or (C); target: int64 class indices (N, d1...) or ().
 EMBER_API Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options = {});
 /// log_softmax over the class dim + nll_loss; target: class indices, or class probabilities
@@ -33,3 +36,11 @@ EMBER_API Tensor binary_cross_entropy_with_logits(
     const Tensor& input, const Tensor& target, const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
 
 }  // namespace ember::nn::functional
+
+namespace ember {
+// libtorch's ATen-level losses (torch::mse_loss(input, target, at::Reduction::Sum)).
+EMBER_API Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
+EMBER_API Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
+EMBER_API Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean,
+                                double beta = 1.0);
+}  // namespace ember

@@ -2,17 +2,20 @@
 /// Layers with parameters or modes: Linear, Embedding, LayerNorm, Dropout (libtorch's
 /// parameter names and default initialisation).
 
+#include "ember/nn/cloneable.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/pimpl.h"
 
 namespace ember::nn {
 
 /// y = x W^T + b. weight (out, in): kaiming_uniform_(a = sqrt(5)); bias: U(-1/sqrt(in), 1/sqrt(in)).
-class EMBER_API LinearImpl : public Module {
+class EMBER_API LinearImpl : public Cloneable<LinearImpl> {
  public:
   LinearImpl(int64_t in_features, int64_t out_features)
       : LinearImpl(LinearOptions(in_features, out_features)) {}
   explicit LinearImpl(const LinearOptions& options);
+  /// Registers weight and bias anew and initialises them (clone() relies on it).
+  void reset() override;
   void reset_parameters();
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
@@ -24,11 +27,12 @@ class EMBER_API LinearImpl : public Module {
 EMBER_MODULE(Linear);
 
 /// A lookup table: weight (num_embeddings, embedding_dim) ~ N(0, 1), padding row zeroed.
-class EMBER_API EmbeddingImpl : public Module {
+class EMBER_API EmbeddingImpl : public Cloneable<EmbeddingImpl> {
  public:
   EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
       : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
   explicit EmbeddingImpl(const EmbeddingOptions& options);
+  void reset() override;
   void reset_parameters();
   Tensor forward(const Tensor& indices);
   void pretty_print(std::ostream& stream) const override;
@@ -39,11 +43,12 @@ class EMBER_API EmbeddingImpl : public Module {
 EMBER_MODULE(Embedding);
 
 /// Normalises over the trailing normalized_shape dims; weight ones, bias zeros.
-class EMBER_API LayerNormImpl : public Module {
+class EMBER_API LayerNormImpl : public Cloneable<LayerNormImpl> {
  public:
   explicit LayerNormImpl(const LayerNormOptions& options);
   LayerNormImpl(std::vector<int64_t> normalized_shape)
       : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
+  void reset() override;
   void reset_parameters();
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
@@ -55,10 +60,11 @@ class EMBER_API LayerNormImpl : public Module {
 EMBER_MODULE(LayerNorm);
 
 /// Zeroes elements with probability p while training; the identity in eval().
-class EMBER_API DropoutImpl : public Module {
+class EMBER_API DropoutImpl : public Cloneable<DropoutImpl> {
  public:
   explicit DropoutImpl(const DropoutOptions& options = {});
   explicit DropoutImpl(double p) : DropoutImpl(DropoutOptions(p)) {}
+  void reset() override {}
   Tensor forward(Tensor input);
   void pretty_print(std::ostream& stream) const override;
 

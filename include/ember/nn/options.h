@@ -84,6 +84,13 @@ struct EMBER_API MSELossOptions {
 };
 using L1LossOptions = MSELossOptions;
 
+struct EMBER_API SmoothL1LossOptions {
+  SmoothL1LossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(Reduction, reduction);
+  /// Where the loss turns from quadratic to linear; 0 is l1_loss.
+  EMBER_ARG(double, beta) = 1.0;
+};
+
 struct EMBER_API CrossEntropyLossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
   EMBER_ARG(int64_t, ignore_index) = -100;
@@ -121,6 +128,7 @@ using ReLUFuncOptions = ReLUOptions;
 using GELUFuncOptions = GELUOptions;
 using MSELossFuncOptions = MSELossOptions;
 using L1LossFuncOptions = MSELossOptions;
+using SmoothL1LossFuncOptions = SmoothL1LossOptions;
 using CrossEntropyFuncOptions = CrossEntropyLossOptions;
 using NLLLossFuncOptions = NLLLossOptions;
 using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;

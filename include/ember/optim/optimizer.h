@@ -1,7 +1,8 @@
 #pragma once
 /// Optimizer base (torch::optim::Optimizer): parameter groups with their own options,
 /// per-parameter state, zero_grad and a step that updates each parameter tensor with one
-/// fused kernel (Op::SgdStep, Op::AdamStep). API.md section 11.
+/// fused kernel (Op::SgdStep, Op::AdamStep, Op::RmspropStep, Op::AdagradStep; LBFGS works
+/// on the flattened parameters with ordinary ops, as libtorch's). API.md section 11.
 
 #include <cstdint>
 #include <functional>
@@ -29,32 +30,58 @@
  private:                                                 \
   T name##_
 
+namespace ember::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace ember::serialize
+
 namespace ember::optim {
 
-/// The options of one parameter group; each optimizer derives its own.
+/// The options of one parameter group; each optimizer derives its own. As in libtorch, a
+/// user's options class derives OptimizerCloneableOptions<Self> and overrides get_lr /
+/// set_lr; the defaults throw libtorch's errors.
 class EMBER_API OptimizerOptions {
  public:
   virtual ~OptimizerOptions() = default;
-  virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
-  virtual double get_lr() const = 0;
-  virtual void set_lr(double lr) = 0;
+  virtual std::unique_ptr<OptimizerOptions> clone() const;
+  virtual double get_lr() const;
+  virtual void set_lr(double lr);
   /// Every option as (name, value), bools as 0 / 1 and betas as "beta1", "beta2": the
-  /// flat form state_tensors() saves.
-  virtual std::vector<std::pair<std::string, double>> values() const = 0;
+  /// flat form state_tensors() saves (none by default: a user's options are not saved).
+  virtual std::vector<std::pair<std::string, double>> values() const { return {}; }
   /// Sets the option `name` (one of values()' names); false for an unknown name.
-  virtual bool set_value(const std::string& name, double value) = 0;
+  virtual bool set_value(const std::string& name, double value) { return (void)name, (void)value, false; }
+};
+
+/// libtorch's helper base: clone() copies the derived options.
+template <class Derived>
+class OptimizerCloneableOptions : public OptimizerOptions {
+ public:
+  std::unique_ptr<OptimizerOptions> clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
 };
 
 /// The state an optimizer keeps for one parameter (momentum buffer, Adam moments).
 class EMBER_API OptimizerParamState {
  public:
   virtual ~OptimizerParamState() = default;
-  virtual std::unique_ptr<OptimizerParamState> clone() const = 0;
+  virtual std::unique_ptr<OptimizerParamState> clone() const;
   /// The state as named tensors (a step count as a 0-dim int64 tensor); undefined
   /// tensors (no momentum buffer yet, no amsgrad maximum) are left out.
-  virtual std::vector<std::pair<std::string, Tensor>> tensors() const = 0;
+  virtual std::vector<std::pair<std::string, Tensor>> tensors() const { return {}; }
   /// Sets the field `name` (one of tensors()' names) from `value`; false for an unknown name.
-  virtual bool set_tensor(const std::string& name, const Tensor& value) = 0;
+  virtual bool set_tensor(const std::string& name, const Tensor& value) { return (void)name, (void)value, false; }
+};
+
+/// libtorch's helper base: clone() copies the derived state (its tensors are shared, as
+/// libtorch's copy constructor shares them).
+template <class Derived>
+class OptimizerCloneableParamState : public OptimizerParamState {
+ public:
+  std::unique_ptr<OptimizerParamState> clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
 };
 
 /// A list of parameters with, optionally, its own options (else the optimizer's defaults).
@@ -96,9 +123,13 @@ class EMBER_API Optimizer {
   virtual Tensor step(LossClosure closure = nullptr) = 0;
   /// Resets every parameter's gradient: undefined (set_to_none) or zeros.
   void zero_grad(bool set_to_none = true);
+  /// Appends parameters to the first group (libtorch's older add_parameters); each must be
+  /// a leaf and in no group yet.
+  void add_parameters(const std::vector<Tensor>& parameters);
 
   /// The first group's parameters (libtorch's parameters()).
   const std::vector<Tensor>& parameters() const noexcept;
+  std::vector<Tensor>& parameters() noexcept;
   /// The number of parameters over all groups.
   size_t size() const noexcept;
   OptimizerOptions& defaults() noexcept { return *defaults_; }
@@ -107,6 +138,7 @@ class EMBER_API Optimizer {
   const std::vector<OptimizerParamGroup>& param_groups() const noexcept { return param_groups_; }
   /// Per-parameter state, keyed by the parameter's TensorImpl (libtorch keys by its address).
   std::unordered_map<const void*, std::unique_ptr<OptimizerParamState>>& state() noexcept { return state_; }
+  const std::unordered_map<const void*, std::unique_ptr<OptimizerParamState>>& state() const noexcept { return state_; }
 
   /// A flat, loss-free checkpoint view: "state.<group>.<param>.<field>" for each state
   /// tensor (e.g. "state.0.1.exp_avg", "state.0.1.step" as 0-dim int64), and
@@ -115,20 +147,35 @@ class EMBER_API Optimizer {
   std::map<std::string, Tensor> state_tensors() const;
   /// The inverse of state_tensors(): checks every name, group size, shape and dtype first
   /// (InvalidArgument naming the first problem) and changes nothing when one is wrong;
-  /// state tensors are copied to their parameter's device.
+  /// state tensors are copied to their parameter's device, one-number fields ("step") stay.
   void load_state_tensors(const std::map<std::string, Tensor>& tensors);
   /// state_tensors() in a safetensors file at `path` (atomically, as ember::save).
   void save(const std::string& path) const;
   /// Loads a file written by save(): load_state_tensors() of its contents, so a resumed
   /// run takes exactly the steps an uninterrupted one would.
   void load(const std::string& path);
+  /// libtorch's archive form (what torch::save(optimizer, ...) calls): state_tensors()
+  /// under their dotted names.
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// load_state_tensors() of every tensor in the archive: all checked before anything changes.
+  virtual void load(serialize::InputArchive& archive);
 
  protected:
   Optimizer(std::vector<OptimizerParamGroup> param_groups, std::unique_ptr<OptimizerOptions> defaults);
-  /// Throws InvalidArgument for options this optimizer rejects (negative lr, ...).
-  virtual void check_options(const OptimizerOptions& options) const = 0;
-  /// A fresh, empty state of this optimizer's kind (filled by load_state_tensors).
-  virtual std::unique_ptr<OptimizerParamState> make_state() const = 0;
+  Optimizer(std::vector<Tensor> parameters, std::unique_ptr<OptimizerOptions> defaults);
+  /// Throws InvalidArgument for options this optimizer rejects (negative lr, ...); a user's
+  /// optimizer accepts everything unless it overrides this.
+  virtual void check_options(const OptimizerOptions& options) const { (void)options; }
+  /// A fresh, empty state of this optimizer's kind (filled by load_state_tensors); nullptr
+  /// (the default) when the optimizer cannot load state.
+  virtual std::unique_ptr<OptimizerParamState> make_state() const { return nullptr; }
+  /// Checks one state tensor of a checkpoint, `value` for field `field` of parameter `param`
+  /// (`key` names it in errors). By default a "step" holds one number and every other field
+  /// has its parameter's shape and dtype.
+  virtual void check_state_tensor(const std::string& key, const std::string& field, const Tensor& value,
+                                  const Tensor& param) const;
+  /// Checks a state assembled from a checkpoint as a whole (LBFGS: no gaps in its history).
+  virtual void check_loaded_state(const OptimizerParamState& state) const { (void)state; }
   /// Checks every group's options; derived constructors call it once they exist.
   void check_all_options() const;
   /// The state of `p`, or nullptr.

@@ -1,0 +1,51 @@
+# Note [The libtorch drop-in]: ember::torch puts ember's <torch/torch.h> on the include
+# path, so a target that links it and libtorch would see two libraries under one name.
+# At the end of the top-level directory's configure step, every target is checked and a
+# clear error names the ones that link both.
+function(_ember_torch_guard_targets dir out)
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    _ember_torch_guard_targets("${sub}" more)
+    list(APPEND targets ${more})
+  endforeach()
+  set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
+function(_ember_torch_guard_check)
+  _ember_torch_guard_targets("${CMAKE_SOURCE_DIR}" targets)
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    if(type STREQUAL "INTERFACE_LIBRARY")
+      get_target_property(libs ${t} INTERFACE_LINK_LIBRARIES)
+    else()
+      get_target_property(libs ${t} LINK_LIBRARIES)
+    endif()
+    if(NOT libs)
+      continue()
+    endif()
+    set(drop_in OFF)
+    set(libtorch "")
+    foreach(l IN LISTS libs)
+      if(l STREQUAL "ember::torch" OR l STREQUAL "ember_torch")
+        set(drop_in ON)
+      elseif(l MATCHES "^(torch|torch_cpu|torch_cuda|torch_library|c10|c10_cuda)$" OR l MATCHES "/lib(torch|torch_cpu|c10)\\.(so|a|dylib)")
+        list(APPEND libtorch "${l}")
+      endif()
+    endforeach()
+    if(drop_in AND libtorch)
+      message(FATAL_ERROR "ember: target '${t}' links both ember::torch (ember's drop-in <torch/torch.h>) and "
+                          "libtorch (${libtorch}). A program uses one of them: link ember::ember to use ember "
+                          "beside libtorch (ember:: names), or ember::torch without libtorch.")
+    endif()
+  endforeach()
+endfunction()
+
+# Schedules the check once per configure run.
+function(ember_torch_guard)
+  get_property(scheduled GLOBAL PROPERTY EMBER_TORCH_GUARD_SCHEDULED)
+  if(NOT scheduled)
+    set_property(GLOBAL PROPERTY EMBER_TORCH_GUARD_SCHEDULED ON)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _ember_torch_guard_check)
+  endif()
+endfunction()

@@ -1,0 +1,84 @@
+#pragma once
+/// The names behind ember's libtorch drop-in (target ember::torch, API.md section 16):
+/// `torch::`, `at::` and `c10::` refer to ember's API, plus the few libtorch utilities
+/// that programs use directly. Only the drop-in's include directory holds this file's
+/// <torch/torch.h> front door, so ember::ember users never see these names.
+
+#include <ember/ember.h>
+
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <type_traits>
+
+namespace c10 {
+using namespace ::ember;
+
+template <class T>
+using optional = std::optional<T>;
+using std::make_optional;
+using std::nullopt;
+using std::nullopt_t;
+using Error = ::ember::Error;
+
+/// The integers of [begin, end) (c10::irange), empty when end <= begin.
+template <class I>
+class integer_range {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = I;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const I*;
+    using reference = const I&;
+    explicit iterator(I v) : v_(v) {}
+    I operator*() const { return v_; }
+    iterator& operator++() {
+      ++v_;
+      return *this;
+    }
+    bool operator==(const iterator& o) const { return v_ == o.v_; }
+    bool operator!=(const iterator& o) const { return v_ != o.v_; }
+
+   private:
+    I v_;
+  };
+  integer_range(I begin, I end) : begin_(begin), end_(end < begin ? begin : end) {}
+  iterator begin() const { return iterator(begin_); }
+  iterator end() const { return iterator(end_); }
+
+ private:
+  I begin_, end_;
+};
+
+template <class I1, class I2, class = std::enable_if_t<std::is_integral_v<I1> && std::is_integral_v<I2>>>
+integer_range<std::common_type_t<I1, I2>> irange(I1 begin, I2 end) {
+  using I = std::common_type_t<I1, I2>;
+  return integer_range<I>(I(begin), I(end));
+}
+template <class I, class = std::enable_if_t<std::is_integral_v<I>>>
+integer_range<I> irange(I end) {
+  return integer_range<I>(I(0), end);
+}
+}  // namespace c10
+
+namespace at {
+using namespace ::ember;
+using c10::irange;
+}  // namespace at
+
+namespace torch {
+using namespace ::ember;
+using c10::irange;
+}  // namespace torch
+
+#define TORCH_CHECK(cond, ...) EMBER_CHECK(cond, ##__VA_ARGS__)
+#define TORCH_INTERNAL_ASSERT(cond, ...) EMBER_CHECK(cond, ##__VA_ARGS__)
+#define TORCH_WARN(...) EMBER_WARN(__VA_ARGS__)
+#define TORCH_WARN_ONCE(...) EMBER_WARN_ONCE(__VA_ARGS__)
+#define AT_ASSERT(cond, ...) EMBER_CHECK(cond, ##__VA_ARGS__)
+#define AT_ERROR(...) throw ::ember::Error(::ember::str(__VA_ARGS__))
+#define TORCH_MODULE(Name) EMBER_MODULE(Name)
+#define FORWARD_HAS_DEFAULT_ARGS(...) EMBER_FORWARD_HAS_DEFAULT_ARGS(__VA_ARGS__)
+#define TORCH_ARG(T, name) EMBER_ARG(T, name)

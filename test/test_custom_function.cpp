@@ -1,0 +1,158 @@
+// Custom autograd functions in libtorch's forms: any mix of tensor and non-tensor forward
+// arguments (double, bool, TensorList, optional<Tensor>), saved_data values, materialized
+// gradients, and libtorch's errors for a backward that returns the wrong gradients.
+#include <ember/ember.h>
+
+#include <catch2/catch.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+using namespace ember;
+using autograd::AutogradContext;
+using autograd::variable_list;
+using ember_test::dvalues;
+using ember_test::expect_throw;
+
+namespace {
+
+// y = scale * (x + sum(list)) + (shift if given); flip negates.
+struct Mixed : autograd::Function<Mixed> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& x, double scale, bool flip, TensorList list,
+                        std::optional<Tensor> shift) {
+    ctx->saved_data["scale"] = flip ? -scale : scale;
+    ctx->saved_data["name"] = "mixed";
+    ctx->saved_data["none"] = std::nullopt;
+    ctx->saved_data["list"] = std::vector<Tensor>(list.begin(), list.end());
+    ctx->saved_data["count"] = int64_t(list.size());
+    ctx->saved_data["shifted"] = shift.has_value();
+    Tensor sum = x.clone();
+    for (const Tensor& t : list) sum = sum + t;
+    Tensor y = sum * (flip ? -scale : scale);
+    return shift ? y + *shift : y;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const double s = ctx->saved_data["scale"].toDouble();
+    CHECK(ctx->saved_data["name"].toStringRef() == "mixed");
+    CHECK(ctx->saved_data["none"].isNone());
+    CHECK(ctx->saved_data["list"].toTensorList().size() == 2);
+    CHECK(ctx->saved_data["count"].toInt() == 2);
+    CHECK(ctx->needs_input_grad(0));
+    CHECK_FALSE(ctx->needs_input_grad(1));
+    // One entry per argument, the list's tensors one each: x, scale, flip, list[0], list[1], shift.
+    const Tensor shift_grad = ctx->saved_data["shifted"].toBool() ? grads[0] : Tensor();
+    return {grads[0] * s, Tensor(), Tensor(), grads[0] * s, grads[0] * s, shift_grad};
+  }
+};
+
+// Returns as many gradients as told, to exercise libtorch's count and position checks.
+int g_returned = 2;
+bool g_grad_for_double = false;
+struct Counted : autograd::Function<Counted> {
+  static Tensor forward(AutogradContext*, const Tensor& x, double) { return x * 2; }
+  static variable_list backward(AutogradContext*, variable_list grads) {
+    variable_list out{grads[0] * 2};
+    if (g_returned >= 2) out.push_back(g_grad_for_double ? grads[0] : Tensor());
+    if (g_returned >= 3) out.push_back(Tensor());
+    return out;
+  }
+};
+
+struct WrongShape : autograd::Function<WrongShape> {
+  static Tensor forward(AutogradContext*, const Tensor& x) { return x.sum(); }
+  static variable_list backward(AutogradContext*, variable_list) { return {ones({4})}; }
+};
+
+// Two outputs; backward reports whether the unused one's gradient arrived defined.
+bool g_second_defined = false;
+bool g_materialize = true;
+struct TwoOutputs : autograd::Function<TwoOutputs> {
+  static variable_list forward(AutogradContext* ctx, const Tensor& x) {
+    ctx->set_materialize_grads(g_materialize);
+    return {x * 3, x * 5};
+  }
+  static variable_list backward(AutogradContext*, variable_list grads) {
+    g_second_defined = grads[1].defined();
+    Tensor g = grads[0] * 3;
+    if (grads[1].defined()) g = g + grads[1] * 5;
+    return {g};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("custom function: tensor and non-tensor arguments, lists and optional tensors") {
+  Tensor x = tensor({1.0, 2.0}, TensorOptions(kDouble).requires_grad(true));
+  Tensor a = tensor({0.5, 0.5}, TensorOptions(kDouble).requires_grad(true));
+  Tensor b = tensor({1.0, -1.0}, TensorOptions(kDouble).requires_grad(true));
+  Tensor shift = tensor({10.0, 20.0}, TensorOptions(kDouble).requires_grad(true));
+  std::vector<Tensor> list{a, b};
+  // Temporaries passed by value: apply keeps its own references before forward moves them.
+  Tensor y = Mixed::apply(x, 2.0, true, TensorList(list), std::optional<Tensor>(shift));
+  CHECK(dvalues(y) == std::vector<double>{-5 + 10, -3 + 20});
+  y.sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{-2, -2});
+  CHECK(dvalues(a.grad()) == std::vector<double>{-2, -2});
+  CHECK(dvalues(b.grad()) == std::vector<double>{-2, -2});
+  CHECK(dvalues(shift.grad()) == std::vector<double>{1, 1});
+  // Without the optional tensor: its position still counts, and gets no gradient.
+  x.mutable_grad() = Tensor();
+  Tensor z = Mixed::apply(x, 1.0, false, TensorList(list), std::optional<Tensor>());
+  z.sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{1, 1});
+}
+
+TEST_CASE("custom function: saved_data values say what they hold") {
+  autograd::SavedValue v(2.5);
+  CHECK(v.isDouble());
+  CHECK(std::string(v.tagKind()) == "Double");
+  expect_throw<InvalidArgument>([&] { v.toInt(); }, "saved_data: Expected Int but got Double");
+  expect_throw<InvalidArgument>([&] { autograd::SavedValue("s").toTensor(); },
+                                "Expected Tensor but got String");
+  CHECK(autograd::SavedValue(std::string("abc")).toString() == "abc");
+  CHECK(autograd::SavedValue(true).toBool());
+  CHECK(autograd::SavedValue().isNone());
+}
+
+TEST_CASE("custom function: libtorch's errors for the gradients backward returns") {
+  Tensor x = ones({3}, TensorOptions().requires_grad(true));
+  const std::string name = Counted::apply(x, 1.0).grad_fn()->name();
+  CHECK(name == "torch::autograd::CppNode<(anonymous namespace)::Counted>");
+  g_returned = 1;
+  expect_throw<InvalidArgument>(
+      [&] { Counted::apply(x, 1.0).sum().backward(); },
+      "function " + name + " returned an incorrect number of gradients (expected 2, got 1)");
+  g_returned = 3;  // a trailing undefined extra is dropped, as libtorch
+  Counted::apply(x, 1.0).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{2, 2, 2});
+  g_returned = 2;
+  g_grad_for_double = true;
+  expect_throw<InvalidArgument>(
+      [&] { Counted::apply(x, 1.0).sum().backward(); },
+      "returned a gradient different that is defined at position 2, but the corresponding "
+      "forward input was not a Variable");
+  g_grad_for_double = false;
+  expect_throw<InvalidArgument>(
+      [&] {
+        WrongShape::apply(ones({2, 3}, TensorOptions().requires_grad(true))).backward();
+      },
+      "returned an invalid gradient at index 0 - got [4] but expected shape compatible with [2, 3]");
+}
+
+TEST_CASE("custom function: gradients of unused outputs are zeros unless materialize_grads is off") {
+  Tensor x = tensor({1.0, 2.0}, TensorOptions(kDouble).requires_grad(true));
+  g_materialize = true;
+  variable_list outs = TwoOutputs::apply(x);
+  outs[0].sum().backward();
+  CHECK(g_second_defined);
+  CHECK(dvalues(x.grad()) == std::vector<double>{3, 3});
+  g_materialize = false;
+  x.mutable_grad() = Tensor();
+  outs = TwoOutputs::apply(x);
+  outs[0].sum().backward();
+  CHECK_FALSE(g_second_defined);
+  CHECK(dvalues(x.grad()) == std::vector<double>{3, 3});
+  g_materialize = true;
+}
