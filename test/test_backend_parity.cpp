@@ -140,8 +140,9 @@ std::vector<OpEntry> make_table() {
   });
   set(Op::RandInt, [](const Ctx& c) {
     manual_seed(parity_seed());
-    Tensor r = randint(3, 100, {1000}, c.opts());
-    return V{r.ge(3).logical_and(r.lt(100)).all(), r.eq(3).any(), r.eq(99).any()};
+    const int64_t lo = c.dt == kBool ? 0 : 3, hi = c.dt == kBool ? 2 : 100;  // within the dtype
+    Tensor r = randint(lo, hi, {1000}, c.opts());
+    return V{r.ge(lo).logical_and(r.lt(hi)).all(), r.eq(lo).any(), r.eq(hi - 1).any()};
   });
   set(Op::RandPerm, [](const Ctx& c) {
     manual_seed(parity_seed());

@@ -107,8 +107,8 @@ TEST_CASE("custom function: tensor and non-tensor arguments, lists and optional 
 TEST_CASE("custom function: saved_data values say what they hold") {
   autograd::SavedValue v(2.5);
   CHECK(v.isDouble());
-  CHECK(std::string(v.tagKind()) == "Double");
-  expect_throw<InvalidArgument>([&] { v.toInt(); }, "saved_data: Expected Int but got Double");
+  CHECK(v.tagKind() == "Double");
+  expect_throw<InvalidArgument>([&] { v.toInt(); }, "Expected Int but got Double");
   expect_throw<InvalidArgument>([&] { autograd::SavedValue("s").toTensor(); },
                                 "Expected Tensor but got String");
   CHECK(autograd::SavedValue(std::string("abc")).toString() == "abc");

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <limits>
+#include <mutex>
 #include <vector>
 
 #include "fake_accelerator.h"
@@ -158,10 +159,12 @@ TEST_CASE("random: bad arguments are typed errors that leave the tensor unchange
 TEST_CASE("random: a generator must match the device it draws for") {
   testing::ensure_fake_accelerator();
   Generator cpu = make_generator<CPUGeneratorImpl>(1);
-  expect_throw<InvalidArgument>([&] { rand({3}, cpu, Device("npu:0")); },
-                                "rand: Expected a 'accelerator' device type for generator but found 'cpu'");
-  expect_throw<InvalidArgument>([&] { rand({3}, detail::getDefaultAcceleratorGenerator()); },
-                                "rand: Expected a 'cpu' device type for generator but found 'cuda:0'");
+  expect_throw<InvalidArgument>(
+      [&] { rand({3}, cpu, Device("npu:0")); },
+      "rand: Expected a generator of the tensor's device type but found one of 'cpu:0'");
+  expect_throw<InvalidArgument>(
+      [&] { rand({3}, detail::getDefaultAcceleratorGenerator()); },
+      "rand: Expected a generator of the tensor's device type but found one of 'cuda:0'");
   // Accelerators: reproducible after manual_seed, and randperm is a permutation there too.
   manual_seed(8);
   const std::vector<double> a = dvalues(rand({100}, Device("npu:0")));
@@ -183,4 +186,27 @@ TEST_CASE("random: dropout keeps 1 - p of the elements, scaled, as libtorch's ma
             .eq(0)
             .all()
             .item<bool>());
+}
+
+TEST_CASE("random: libtorch's locking pattern, and failed fills draw nothing") {
+  // libtorch's Note [Acquire lock when using random generators]: the caller locks, the
+  // handle's calls do not (a second lock here would deadlock).
+  Generator g = make_generator<CPUGeneratorImpl>(4);
+  {
+    std::lock_guard<std::mutex> lock(g.mutex());
+    g.set_current_seed(12);
+    CHECK(g.current_seed() == 12);
+  }
+  const std::vector<double> expected = dvalues(rand({3}, g.clone()));
+  Tensor leaf = zeros({3}, TensorOptions().requires_grad(true));
+  expect_throw<InvalidArgument>([&] { leaf.uniform_(0, 1, g); },
+                                "a leaf Variable that requires grad is being used in an in-place operation.");
+  expect_throw<InvalidArgument>([&] { randint(0, 1000, {3}, g, kUInt8); },
+                                "random_ expects [from, to) within the values dtype uint8 holds exactly");
+  CHECK(dvalues(rand({3}, g)) == expected);  // neither call consumed the stream
+  // Every int64 (the 64-bit path) is allowed for Float, Double and BFloat16 too.
+  const Tensor wide =
+      empty({100}, kDouble).random_(std::numeric_limits<int64_t>::min(), std::optional<int64_t>());
+  CHECK(wide.lt(0).any().item<bool>());
+  CHECK(wide.abs().gt(1e15).all().item<bool>());
 }

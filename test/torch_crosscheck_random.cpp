@@ -121,6 +121,16 @@ TEST_CASE("crosscheck random: randint and random_ of every dtype") {
       "randint wide", 26, [] { return ember::randint(-(int64_t(1) << 40), int64_t(1) << 40, {100}); },
       [] { return torch::randint(-(int64_t(1) << 40), int64_t(1) << 40, {100}); });
   same_stream(
+      "random_ full int64 range into float64", 28,
+      [] {
+        return ember::empty({50}, ember::kDouble)
+            .random_(std::numeric_limits<int64_t>::min(), std::optional<int64_t>());
+      },
+      [] {
+        return torch::empty({50}, torch::kDouble)
+            .random_(std::numeric_limits<int64_t>::min(), c10::optional<int64_t>());
+      });
+  same_stream(
       "random_ full int64 range", 27,
       [] {
         return ember::empty({50}, ember::kInt64)

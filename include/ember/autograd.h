@@ -19,6 +19,7 @@
 #include "ember/array_ref.h"
 #include "ember/device.h"
 #include "ember/export.h"
+#include "ember/ivalue.h"
 #include "ember/scalar_type.h"
 #include "ember/small_vector.h"
 #include "ember/tensor.h"
@@ -127,41 +128,8 @@ struct EMBER_API Node : std::enable_shared_from_this<Node> {
   std::vector<PreHook> pre_hooks_;
 };
 
-/// A value kept in AutogradContext::saved_data (libtorch's IValue, for the types a custom
-/// function saves): None, a tensor, a tensor list, a double, an integer, a bool or a string.
-class EMBER_API SavedValue {
- public:
-  SavedValue() = default;
-  SavedValue(std::nullopt_t) {}
-  SavedValue(Tensor t) : v_(std::move(t)) {}
-  SavedValue(std::vector<Tensor> ts) : v_(std::move(ts)) {}
-  SavedValue(double d) : v_(d) {}
-  SavedValue(int64_t i) : v_(i) {}
-  SavedValue(int i) : v_(int64_t(i)) {}
-  SavedValue(bool b) : v_(b) {}
-  SavedValue(std::string str) : v_(std::move(str)) {}
-  SavedValue(const char* str) : v_(std::string(str)) {}
-  bool isNone() const { return v_.index() == 0; }
-  bool isTensor() const { return v_.index() == 1; }
-  bool isTensorList() const { return v_.index() == 2; }
-  bool isDouble() const { return v_.index() == 3; }
-  bool isInt() const { return v_.index() == 4; }
-  bool isBool() const { return v_.index() == 5; }
-  bool isString() const { return v_.index() == 6; }
-  /// Each throws InvalidArgument naming what the value holds when it is another type.
-  Tensor toTensor() const;
-  std::vector<Tensor> toTensorList() const;
-  double toDouble() const;
-  int64_t toInt() const;
-  bool toBool() const;
-  const std::string& toStringRef() const;
-  std::string toString() const { return toStringRef(); }
-  /// "None", "Tensor", "TensorList", "Double", "Int", "Bool" or "String", as IValue::tagKind.
-  const char* tagKind() const;
-
- private:
-  std::variant<std::monostate, Tensor, std::vector<Tensor>, double, int64_t, bool, std::string> v_;
-};
+/// A value kept in AutogradContext::saved_data: libtorch's IValue (ember/ivalue.h).
+using SavedValue = IValue;
 
 /// What a custom Function's forward leaves for its backward (torch::autograd::AutogradContext).
 struct EMBER_API AutogradContext {
@@ -193,6 +161,7 @@ struct EMBER_API CustomNodeBase : Node {
   AutogradContext ctx_;
   std::vector<int> arg_of_edge_;      // the forward argument each next edge comes from
   std::vector<InputMeta> output_meta_;  // the forward's outputs, for materialized gradients
+  std::vector<bool> output_defined_;    // an undefined output's gradient stays undefined
   void release_variables() override;
   /// Zeros for the outputs that got no gradient, unless the context says otherwise.
   variable_list materialize(variable_list&& grads) const;

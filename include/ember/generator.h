@@ -1,5 +1,6 @@
 #pragma once
-/// Random number generators, as libtorch's at::Generator (Note [Random generators]).
+/// Random number generators, as libtorch's at::Generator (Note [Random generators]); the
+/// engines, CPUGeneratorImpl and CounterGeneratorImpl, are in ember/cpu_generator.h.
 /// The CPU generator is libtorch's: a 32-bit Mersenne Twister seeded with the seed's low
 /// 32 bits, drawn serially, with a cached second Box-Muller sample, so a program gets
 /// libtorch's numbers for the same seed. Accelerators draw from a counter-based generator
@@ -9,7 +10,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <utility>
 
 #include "ember/device.h"
@@ -50,53 +50,6 @@ class EMBER_API GeneratorImpl {
   Device device_;
 };
 
-/// libtorch's CPU generator (at::CPUGeneratorImpl).
-class EMBER_API CPUGeneratorImpl final : public GeneratorImpl {
- public:
-  explicit CPUGeneratorImpl(uint64_t seed = default_rng_seed_val);
-  void set_current_seed(uint64_t seed) override;
-  uint64_t current_seed() const override { return seed_; }
-  Tensor get_state() const override;
-  void set_state(const Tensor& state) override;
-  std::shared_ptr<GeneratorImpl> clone() const override;
-
-  /// 32 random bits.
-  uint32_t random() { return engine_(); }
-  /// 64 random bits: the first draw is the high half, as libtorch.
-  uint64_t random64() {
-    const uint64_t hi = engine_();
-    return hi << 32 | engine_();
-  }
-  std::optional<float> next_float_normal_sample() const { return next_float_normal_; }
-  std::optional<double> next_double_normal_sample() const { return next_double_normal_; }
-  void set_next_float_normal_sample(std::optional<float> v) { next_float_normal_ = v; }
-  void set_next_double_normal_sample(std::optional<double> v) { next_double_normal_ = v; }
-
- private:
-  uint64_t seed_;
-  std::mt19937 engine_;
-  std::optional<float> next_float_normal_;
-  std::optional<double> next_double_normal_;
-};
-
-/// Counter-based generator of accelerator devices: each random op reserves a range of
-/// counters, and kernels hash (seed, counter) (ember/detail_random.h).
-class EMBER_API CounterGeneratorImpl final : public GeneratorImpl {
- public:
-  explicit CounterGeneratorImpl(Device device, uint64_t seed = default_rng_seed_val);
-  void set_current_seed(uint64_t seed) override;
-  uint64_t current_seed() const override;
-  Tensor get_state() const override;
-  void set_state(const Tensor& state) override;
-  std::shared_ptr<GeneratorImpl> clone() const override;
-  /// The seed and the first of `count` fresh counters; takes mutex_.
-  std::pair<uint64_t, uint64_t> reserve(uint64_t count);
-
- private:
-  uint64_t seed_;
-  uint64_t offset_ = 0;
-};
-
 /// A shared handle to a generator (at::Generator): copies draw from the same state.
 class EMBER_API Generator {
  public:
@@ -115,7 +68,8 @@ class EMBER_API Generator {
   Device device() const { return checked()->device(); }
   std::mutex& mutex() const { return checked()->mutex_; }
   GeneratorImpl* unsafeGetGeneratorImpl() const { return impl_.get(); }
-  /// The implementation as T, or nullptr when it is another kind.
+  /// The implementation as T, or nullptr when it is another kind (T complete: include
+  /// ember/cpu_generator.h for the built-in ones).
   template <class T>
   T* get() const {
     return dynamic_cast<T*>(impl_.get());
@@ -139,7 +93,7 @@ namespace detail {
 /// fills, dropout and nn::init draw from when no generator is passed.
 EMBER_API const Generator& getDefaultCPUGenerator();
 /// The default generator of an accelerator's device type (one per type, shared by its devices).
-EMBER_API const Generator& getDefaultAcceleratorGenerator();
+EMBER_API const Generator& getDefaultAcceleratorGenerator(DeviceType type = kCUDA);
 EMBER_API Generator createCPUGenerator(uint64_t seed_val = default_rng_seed_val);
 }  // namespace detail
 

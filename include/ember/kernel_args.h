@@ -16,6 +16,10 @@ struct KernelScalar {
   int64_t i = 0;
 };
 
+/// Op::RandInt's mode (param[2].i): integers in [param[0].i, param[1].i) (the range is
+/// their difference mod 2^64), every int64, or random_()'s [0, max of the dtype].
+enum RandIntMode : int64_t { kRandFromTo = 0, kRandFullRange = 1, kRandDefault = 2 };
+
 /// Elementwise, fill, arange and random ops. Operand 0 is the output, then inputs.
 /// Dims are stored innermost first and already broadcast and coalesced: operand k's
 /// element at multi-index (j0, j1, ...) is data[k] + sum(j_d * strides[k][d]) elements.

@@ -11,8 +11,8 @@
 #include "core/dtype_dispatch.h"
 #include "cpu/cpu_loops.h"
 #include "cpu/register_cpu.h"
+#include "ember/cpu_generator.h"
 #include "ember/detail_random.h"
-#include "ember/generator.h"
 
 namespace ember::detail {
 
@@ -149,14 +149,12 @@ T default_random(CPUGeneratorImpl& g) {
   }
 }
 
-// param[0].i: the base; param[1].i - param[0].i (mod 2^64): the range; param[2].i: the
-// mode (kFromTo, kFullRange: every int64, kDefault: random_() without bounds).
-constexpr int64_t kFromTo = 0, kFullRange = 1, kDefault = 2;
+// Modes: RandIntMode (kernel_args.h).
 
 void randint_kernel(const ElementwiseArgs& a) {
   const int64_t lo = a.param[0].i;
   const uint64_t range = uint64_t(a.param[1].i) - uint64_t(a.param[0].i);
-  const int64_t mode = a.has_param[2] ? a.param[2].i : kFromTo;
+  const int64_t mode = a.has_param[2] ? a.param[2].i : kRandFromTo;
   dispatch_dtype(a.out_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (a.generator) {
@@ -167,9 +165,9 @@ void randint_kernel(const ElementwiseArgs& a) {
                                 std::is_same_v<T, float> || std::is_same_v<T, BFloat16>;
       const bool wide = can_wide && range >= (uint64_t(1) << 32);
       for (int64_t i = 0; i < a.numel; ++i) {
-        if (mode == kDefault) {
+        if (mode == kRandDefault) {
           out[i] = default_random<T>(g);
-        } else if (mode == kFullRange) {
+        } else if (mode == kRandFullRange) {
           out[i] = cast_to<T>(int64_t(g.random64()));
         } else {
           const uint64_t v = wide ? g.random64() : uint64_t(g.random());

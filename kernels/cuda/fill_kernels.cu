@@ -85,7 +85,8 @@ struct RandIntOp {
   int64_t lo;
   uint64_t range;
   __device__ T operator()(int64_t i) const {
-    return cuda_cast<T>(lo + int64_t(random_bits(seed, offset + uint64_t(i)) % range));
+    // In uint64, where wrapping is defined: ranges up to 2^64 - 1 and any base.
+    return cuda_cast<T>(int64_t(random_bits(seed, offset + uint64_t(i)) % range + uint64_t(lo)));
   }
 };
 template <class To, class From>
@@ -134,7 +135,7 @@ void normal_kernel(const ElementwiseArgs& a) {
 }
 
 void randint_kernel(const ElementwiseArgs& a) {
-  const uint64_t range = uint64_t(a.param[1].i - a.param[0].i);
+  const uint64_t range = uint64_t(a.param[1].i) - uint64_t(a.param[0].i);  // mod 2^64 (RandIntMode)
   cuda_dispatch<kAllMask>("cuda randint", a.out_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     launch_indexed<T>(a, RandIntOp<T>{a.seed, a.offset, a.param[0].i, range});

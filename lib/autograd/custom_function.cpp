@@ -4,35 +4,12 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <variant>
 
 #include "autograd/meta.h"
 #include "core/check.h"
 #include "ember/ops.h"
 
 namespace ember::autograd {
-
-const char* SavedValue::tagKind() const {
-  static const char* const kinds[] = {"None", "Tensor", "TensorList", "Double", "Int", "Bool", "String"};
-  return kinds[v_.index()];
-}
-
-namespace {
-// The value as T, or InvalidArgument naming what it holds (libtorch: "Expected Double but got Int").
-template <class T>
-const T& saved_as(const std::variant<std::monostate, Tensor, std::vector<Tensor>, double, int64_t, bool, std::string>& v,
-                  const char* want, const char* have) {
-  EMBER_CHECK_ARG(std::holds_alternative<T>(v), "saved_data: Expected {} but got {}", want, have);
-  return std::get<T>(v);
-}
-}  // namespace
-
-Tensor SavedValue::toTensor() const { return saved_as<Tensor>(v_, "Tensor", tagKind()); }
-std::vector<Tensor> SavedValue::toTensorList() const { return saved_as<std::vector<Tensor>>(v_, "TensorList", tagKind()); }
-double SavedValue::toDouble() const { return saved_as<double>(v_, "Double", tagKind()); }
-int64_t SavedValue::toInt() const { return saved_as<int64_t>(v_, "Int", tagKind()); }
-bool SavedValue::toBool() const { return saved_as<bool>(v_, "Bool", tagKind()); }
-const std::string& SavedValue::toStringRef() const { return saved_as<std::string>(v_, "String", tagKind()); }
 
 variable_list AutogradContext::get_saved_variables() const {
   auto node = node_.lock();
@@ -61,7 +38,7 @@ void CustomNodeBase::release_variables() {
 variable_list CustomNodeBase::materialize(variable_list&& grads) const {
   if (!ctx_.materialize_grads_) return std::move(grads);
   for (size_t i = 0; i < grads.size() && i < output_meta_.size(); ++i) {
-    if (grads[i].defined()) continue;
+    if (grads[i].defined() || !output_defined_[i]) continue;
     const InputMeta& m = output_meta_[i];
     grads[i] = zeros(m.sizes.ref(), TensorOptions(m.dtype).device(m.device));
   }
@@ -110,7 +87,10 @@ void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const variab
     if (contains(ctx.dirty_, t)) check_inplace(t);
   }
   node->num_inputs_ = uint32_t(outputs.size());
-  for (const Tensor& out : outputs) node->output_meta_.push_back(out.defined() ? input_meta(out) : InputMeta());
+  for (const Tensor& out : outputs) {
+    node->output_meta_.push_back(out.defined() ? input_meta(out) : InputMeta());
+    node->output_defined_.push_back(out.defined());
+  }
   if (!outputs.empty() && outputs[0].defined()) node->device_ = outputs[0].device();
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor& out = outputs[i];

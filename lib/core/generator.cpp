@@ -1,14 +1,14 @@
 // Generators (ember/generator.h): libtorch's CPU generator, the counter-based generator
 // of accelerators, their states as byte tensors, and the process-wide defaults.
-#include "ember/generator.h"
-
 #include <cstring>
+#include <locale>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/check.h"
+#include "ember/cpu_generator.h"
 #include "ember/ops.h"
 #include "ember/tensor.h"
 
@@ -83,6 +83,7 @@ Tensor CPUGeneratorImpl::get_state() const {
   put(out, uint8_t(next_double_normal_.has_value()));
   put(out, next_double_normal_.value_or(0.0));
   std::ostringstream engine;
+  engine.imbue(std::locale::classic());  // digits without a locale's grouping
   engine << engine_;
   const std::string text = engine.str();
   out.insert(out.end(), text.begin(), text.end());
@@ -99,6 +100,7 @@ void CPUGeneratorImpl::set_state(const Tensor& state) {
   const bool has_d = take<uint8_t>(in, at) != 0;
   const double d = take<double>(in, at);
   std::istringstream text(std::string(in.begin() + long(at), in.end()));
+  text.imbue(std::locale::classic());
   std::mt19937 engine;
   text >> engine;
   EMBER_CHECK_ARG(!text.fail(), "set_state: the CPU generator state's engine part is damaged");
@@ -164,37 +166,15 @@ GeneratorImpl* Generator::checked() const {
   return impl_.get();
 }
 
-// The handle's calls hold the generator's lock, as a kernel's draws do.
-void Generator::set_current_seed(uint64_t seed) const {
-  GeneratorImpl* g = checked();
-  std::lock_guard<std::mutex> lock(g->mutex_);
-  g->set_current_seed(seed);
-}
-uint64_t Generator::current_seed() const {
-  GeneratorImpl* g = checked();
-  std::lock_guard<std::mutex> lock(g->mutex_);
-  return g->current_seed();
-}
-uint64_t Generator::seed() const {
-  GeneratorImpl* g = checked();
-  std::lock_guard<std::mutex> lock(g->mutex_);
-  return g->seed();
-}
-Tensor Generator::get_state() const {
-  GeneratorImpl* g = checked();
-  std::lock_guard<std::mutex> lock(g->mutex_);
-  return g->get_state();
-}
-void Generator::set_state(const Tensor& state) const {
-  GeneratorImpl* g = checked();
-  std::lock_guard<std::mutex> lock(g->mutex_);
-  g->set_state(state);
-}
-Generator Generator::clone() const {
-  GeneratorImpl* g = checked();
-  std::lock_guard<std::mutex> lock(g->mutex_);
-  return Generator(g->clone());
-}
+// As libtorch's at::Generator, the handle's calls do not lock: a caller that shares a
+// generator with other threads holds gen.mutex() around them (libtorch's Note [Acquire
+// lock when using random generators]); the random ops take it while they draw.
+void Generator::set_current_seed(uint64_t seed) const { checked()->set_current_seed(seed); }
+uint64_t Generator::current_seed() const { return checked()->current_seed(); }
+uint64_t Generator::seed() const { return checked()->seed(); }
+Tensor Generator::get_state() const { return checked()->get_state(); }
+void Generator::set_state(const Tensor& state) const { checked()->set_state(state); }
+Generator Generator::clone() const { return Generator(checked()->clone()); }
 
 namespace detail {
 
@@ -203,9 +183,13 @@ const Generator& getDefaultCPUGenerator() {
   return g;
 }
 
-const Generator& getDefaultAcceleratorGenerator() {
-  static const Generator g = make_generator<CounterGeneratorImpl>(Device(kCUDA, 0), default_rng_seed_val);
-  return g;
+const Generator& getDefaultAcceleratorGenerator(DeviceType type) {
+  EMBER_CHECK_ARG(type != kCPU,
+                  "getDefaultAcceleratorGenerator: the CPU's generator is getDefaultCPUGenerator()");
+  static const Generator cuda = make_generator<CounterGeneratorImpl>(Device(kCUDA, 0), default_rng_seed_val);
+  static const Generator other =
+      make_generator<CounterGeneratorImpl>(Device(kPrivateUse1, 0), default_rng_seed_val);
+  return type == kCUDA ? cuda : other;
 }
 
 Generator createCPUGenerator(uint64_t seed_val) { return make_generator<CPUGeneratorImpl>(seed_val); }
@@ -213,8 +197,12 @@ Generator createCPUGenerator(uint64_t seed_val) { return make_generator<CPUGener
 }  // namespace detail
 
 void manual_seed(uint64_t seed) {
-  detail::getDefaultCPUGenerator().set_current_seed(seed);
-  detail::getDefaultAcceleratorGenerator().set_current_seed(seed);
+  for (const Generator* g :
+       {&detail::getDefaultCPUGenerator(), &detail::getDefaultAcceleratorGenerator(kCUDA),
+        &detail::getDefaultAcceleratorGenerator(kPrivateUse1)}) {
+    std::lock_guard<std::mutex> lock(g->mutex());
+    g->set_current_seed(seed);
+  }
 }
 
 }  // namespace ember

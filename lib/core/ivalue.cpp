@@ -6,7 +6,7 @@
 namespace ember {
 
 namespace {
-constexpr const char* kKinds[] = {"None", "Tensor", "Double", "Int", "Bool", "String"};
+constexpr const char* kKinds[] = {"None", "Tensor", "Double", "Int", "Bool", "String", "TensorList"};
 }
 
 std::string IValue::tagKind() const { return kKinds[v_.index()]; }
@@ -34,6 +34,11 @@ bool IValue::toBool() const {
 const std::string& IValue::toStringRef() const {
   EMBER_CHECK_ARG(isString(), "Expected String but got {}", tagKind());
   return std::get<std::string>(v_);
+}
+
+const std::vector<Tensor>& IValue::toTensorList() const {
+  EMBER_CHECK_ARG(isTensorList(), "Expected TensorList but got {}", tagKind());
+  return std::get<std::vector<Tensor>>(v_);
 }
 
 }  // namespace ember

@@ -18,12 +18,13 @@
 #include <tuple>
 #include <vector>
 
+#include "autograd/meta.h"
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/kernel_table.h"
 #include "ember/autograd.h"
+#include "ember/cpu_generator.h"
 #include "ember/detail_random.h"
-#include "ember/generator.h"
 #include "ember/ops.h"
 #include "ember/registry.h"
 #include "iter/elementwise_iter.h"
@@ -36,20 +37,22 @@ using detail::DeviceEntry;
 
 namespace {
 
-// mode of Op::RandInt (random_kernels.cpp)
-constexpr int64_t kFromTo = 0, kFullRange = 1, kDefault = 2;
-
 // The generator an op on `device` draws from: the given one, which must be of the
 // device's type (libtorch's check_generator), else that type's default.
 GeneratorImpl* generator_for(const std::optional<Generator>& gen, Device device, const char* op) {
-  if (!gen || !gen->defined())
-    return (device.is_cpu() ? detail::getDefaultCPUGenerator() : detail::getDefaultAcceleratorGenerator())
-        .unsafeGetGeneratorImpl();
+  if (!gen || !gen->defined()) {
+    const Generator& fallback = device.is_cpu() ? detail::getDefaultCPUGenerator()
+                                                : detail::getDefaultAcceleratorGenerator(device.type());
+    return fallback.unsafeGetGeneratorImpl();
+  }
   GeneratorImpl* g = gen->unsafeGetGeneratorImpl();
-  const bool cpu_gen = dynamic_cast<CPUGeneratorImpl*>(g) != nullptr;
-  EMBER_CHECK_ARG(cpu_gen == device.is_cpu(),
-                  "{}: Expected a '{}' device type for generator but found '{}' (the tensor is on {})", op,
-                  device.is_cpu() ? "cpu" : "accelerator", cpu_gen ? "cpu" : g->device().str(), device.str());
+  // The kernels know two engines: the CPU's, and the counter-based one of accelerators.
+  const bool known = device.is_cpu() ? dynamic_cast<CPUGeneratorImpl*>(g) != nullptr
+                                     : dynamic_cast<CounterGeneratorImpl*>(g) != nullptr;
+  EMBER_CHECK_ARG(
+      known && g->device().type() == device.type(),
+      "{}: Expected a generator of the tensor's device type but found one of '{}' (the tensor is on {})", op,
+      g->device().str(), device.str());
   return g;
 }
 
@@ -120,6 +123,9 @@ void check_floating(ScalarType t, const char* op) {
 template <class Make>
 Tensor& fill_from(const Tensor& self, const char* op, Make make) {
   EMBER_CHECK_ARG(self.defined(), "{}: undefined tensor", op);
+  // copy_ refuses a leaf that requires grad; refuse it before drawing, so that a failed
+  // fill leaves the generator where it was.
+  if (GradMode::is_enabled()) autograd::detail::check_inplace(self);
   Tensor target = self;
   std::vector<int64_t> perm;  // empty: self's own order
   if (!self.is_contiguous()) {
@@ -181,6 +187,14 @@ int64_t dtype_min_for_random(ScalarType t) {
   }
 }
 
+// [from, to) must hold values dtype t represents exactly (libtorch's from/to checks).
+void check_random_range(ScalarType t, int64_t from, int64_t to) {
+  EMBER_CHECK_ARG(
+      from >= dtype_min_for_random(t) && to - 1 <= dtype_max_for_random(t),
+      "random_ expects [from, to) within the values dtype {} holds exactly ([{}, {}]), got from={} to={}",
+      name(t), dtype_min_for_random(t), dtype_max_for_random(t), from, to);
+}
+
 }  // namespace
 
 // ---- new tensors
@@ -220,7 +234,8 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, std::optional<Gener
                const TensorOptions& o) {
   EMBER_CHECK_ARG(low < high, "random_ expects 'from' to be less than 'to', but got from={} >= to={}", low,
                   high);
-  return generate(Op::RandInt, sizes, with_default_dtype(o, kInt64), int_params(low, high, kFromTo), gen,
+  check_random_range(with_default_dtype(o, kInt64).dtype(), low, high);
+  return generate(Op::RandInt, sizes, with_default_dtype(o, kInt64), int_params(low, high, kRandFromTo), gen,
                   "randint");
 }
 
@@ -294,10 +309,8 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
   EMBER_CHECK_ARG(defined(), "random_: undefined tensor");
   const ScalarType t = dtype();
   if (!to) {
-    // From `from` to the dtype's largest value; every int64 when from is the smallest.
-    EMBER_CHECK_ARG(from >= dtype_min_for_random(t) && from <= dtype_max_for_random(t),
-                    "random_ expects 'from' to be within [{}, {}] for dtype {}, but got from={}",
-                    dtype_min_for_random(t), dtype_max_for_random(t), name(t), from);
+    // From `from` to the dtype's largest value; every int64 when from is the smallest (that
+    // 64-bit path first: its `from` is below every other dtype's range).
     if (from == std::numeric_limits<int64_t>::min()) {
       EMBER_CHECK_ARG(
           t == kInt64 || t == kDouble || t == kFloat || t == kBFloat16,
@@ -306,29 +319,29 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
       return fill_from(
           *this, "random_", [&](const TensorOptions& o, IntArrayRef shape, const std::vector<int64_t>& perm) {
             // Counter kernels know bounded ranges only: all but the largest int64 there.
-            const detail::OpParams p = o.device().is_cpu()
-                                           ? int_params(from, from, kFullRange)
-                                           : int_params(from, std::numeric_limits<int64_t>::max(), kFromTo);
+            const detail::OpParams p =
+                o.device().is_cpu() ? int_params(from, from, kRandFullRange)
+                                    : int_params(from, std::numeric_limits<int64_t>::max(), kRandFromTo);
             return generate(Op::RandInt, shape, o, p, gen, "random_");
           });
     }
+    EMBER_CHECK_ARG(from >= dtype_min_for_random(t) && from <= dtype_max_for_random(t),
+                    "random_ expects 'from' to be within [{}, {}] for dtype {}, but got from={}",
+                    dtype_min_for_random(t), dtype_max_for_random(t), name(t), from);
     const int64_t last = dtype_max_for_random(t);
     return fill_from(
         *this, "random_", [&](const TensorOptions& o, IntArrayRef shape, const std::vector<int64_t>& perm) {
-          return generate(Op::RandInt, shape, o, int_params(from, int64_t(uint64_t(last) + 1), kFromTo), gen,
-                          "random_");
+          return generate(Op::RandInt, shape, o, int_params(from, int64_t(uint64_t(last) + 1), kRandFromTo),
+                          gen, "random_");
         });
   }
   EMBER_CHECK_ARG(from < *to, "random_ expects 'from' to be less than 'to', but got from={} >= to={}", from,
                   *to);
-  EMBER_CHECK_ARG(
-      from >= dtype_min_for_random(t) && *to - 1 <= dtype_max_for_random(t),
-      "random_ expects [from, to) within the values dtype {} holds exactly ([{}, {}]), got from={} to={}",
-      name(t), dtype_min_for_random(t), dtype_max_for_random(t), from, *to);
-  return fill_from(*this, "random_",
-                   [&](const TensorOptions& o, IntArrayRef shape, const std::vector<int64_t>& perm) {
-                     return generate(Op::RandInt, shape, o, int_params(from, *to, kFromTo), gen, "random_");
-                   });
+  check_random_range(t, from, *to);
+  return fill_from(
+      *this, "random_", [&](const TensorOptions& o, IntArrayRef shape, const std::vector<int64_t>& perm) {
+        return generate(Op::RandInt, shape, o, int_params(from, *to, kRandFromTo), gen, "random_");
+      });
 }
 
 Tensor& Tensor::random_(int64_t to, std::optional<Generator> gen) const {
@@ -341,10 +354,10 @@ Tensor& Tensor::random_(std::optional<Generator> gen) const {
   return fill_from(*this, "random_",
                    [&](const TensorOptions& o, IntArrayRef shape, const std::vector<int64_t>& perm) {
                      if (o.device().is_cpu())
-                       return generate(Op::RandInt, shape, o, int_params(0, 0, kDefault), gen, "random_");
+                       return generate(Op::RandInt, shape, o, int_params(0, 0, kRandDefault), gen, "random_");
                      // The counter kernels know bounded ranges only: [0, max] is the same set of values.
                      const int64_t end = int64_t(uint64_t(dtype_max_for_random(t)) + 1);
-                     return generate(Op::RandInt, shape, o, int_params(0, end, kFromTo), gen, "random_");
+                     return generate(Op::RandInt, shape, o, int_params(0, end, kRandFromTo), gen, "random_");
                    });
 }
 

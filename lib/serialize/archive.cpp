@@ -147,6 +147,9 @@ void OutputArchive::erase(const std::string& key) {
 void OutputArchive::write(const std::string& key, const IValue& ivalue) {
   if (ivalue.isTensor()) return write(key, ivalue.toTensor());
   check_key("OutputArchive::write", key);
+  EMBER_CHECK_ARG(!ivalue.isTensorList(),
+                  "OutputArchive::write: '{}' is a TensorList value; write its tensors one by one (or a nested archive)",
+                  key);
   erase(key);
   values_.emplace(key, ivalue);
 }
