@@ -7,6 +7,7 @@
 #include "ember/check.h"
 #include "ember/cpu_generator.h"
 #include "ember/cuda.h"
+#include "ember/data.h"
 #include "ember/device.h"
 #include "ember/device_api.h"
 #include "ember/distributed.h"

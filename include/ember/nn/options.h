@@ -7,19 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ember/arg.h"
 #include "ember/tensor.h"
-
-/// A chainable option: `name(value)` sets and returns *this, `name()` reads (TORCH_ARG).
-#define EMBER_ARG(T, name)                                        \
- public:                                                          \
-  inline auto name(const T& new_##name)->decltype(*this) {        \
-    this->name##_ = new_##name;                                   \
-    return *this;                                                 \
-  }                                                               \
-  inline const T& name() const noexcept { return this->name##_; } \
-                                                                  \
- private:                                                         \
-  T name##_
 
 namespace ember {
 

@@ -1,0 +1,25 @@
+#pragma once
+/// ember::data (API.md section 15; libtorch's torch::data): datasets, transforms,
+/// samplers and make_data_loader, plus ember::progress for any sized range.
+
+#include "ember/data/dataloader.h"
+#include "ember/data/datasets/base.h"
+#include "ember/data/datasets/chunk.h"
+#include "ember/data/datasets/map.h"
+#include "ember/data/datasets/mnist.h"
+#include "ember/data/datasets/shared.h"
+#include "ember/data/datasets/stateful.h"
+#include "ember/data/datasets/tensor.h"
+#include "ember/data/example.h"
+#include "ember/data/samplers/base.h"
+#include "ember/data/samplers/custom_batch_request.h"
+#include "ember/data/samplers/distributed.h"
+#include "ember/data/samplers/random.h"
+#include "ember/data/samplers/sequential.h"
+#include "ember/data/samplers/stream.h"
+#include "ember/data/transforms/base.h"
+#include "ember/data/transforms/collate.h"
+#include "ember/data/transforms/lambda.h"
+#include "ember/data/transforms/stack.h"
+#include "ember/data/transforms/tensor.h"
+#include "ember/progress.h"

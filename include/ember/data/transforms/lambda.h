@@ -1,0 +1,41 @@
+#pragma once
+/// Lambda and BatchLambda: transforms made from a function.
+
+#include <functional>
+#include <utility>
+
+#include "ember/data/transforms/base.h"
+
+namespace ember::data::transforms {
+
+template <class Input, class Output = Input>
+class BatchLambda : public BatchTransform<Input, Output> {
+ public:
+  using typename BatchTransform<Input, Output>::InputBatchType;
+  using typename BatchTransform<Input, Output>::OutputBatchType;
+  using FunctionType = std::function<OutputBatchType(InputBatchType)>;
+
+  explicit BatchLambda(FunctionType function) : function_(std::move(function)) {}
+
+  OutputBatchType apply_batch(InputBatchType input_batch) override { return function_(std::move(input_batch)); }
+
+ private:
+  FunctionType function_;
+};
+
+template <class Input, class Output = Input>
+class Lambda : public Transform<Input, Output> {
+ public:
+  using typename Transform<Input, Output>::InputType;
+  using typename Transform<Input, Output>::OutputType;
+  using FunctionType = std::function<Output(Input)>;
+
+  explicit Lambda(FunctionType function) : function_(std::move(function)) {}
+
+  OutputType apply(InputType input) override { return function_(std::move(input)); }
+
+ private:
+  FunctionType function_;
+};
+
+}  // namespace ember::data::transforms
