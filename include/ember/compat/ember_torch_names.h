@@ -66,11 +66,15 @@ integer_range<I> irange(I end) {
 namespace at {
 using namespace ::ember;
 using c10::irange;
+using c10::nullopt;
+using c10::optional;
 }  // namespace at
 
 namespace torch {
 using namespace ::ember;
 using c10::irange;
+using c10::nullopt;
+using c10::optional;
 }  // namespace torch
 
 #define TORCH_CHECK(cond, ...) EMBER_CHECK(cond, ##__VA_ARGS__)
