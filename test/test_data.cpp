@@ -525,6 +525,40 @@ TEST_CASE("data: ChunkDataset errors", "[data]") {
   CHECK_THROWS_WITH(ds::ChunkDatasetOptions(1, 8, 4), Catch::Contains("Cache size is less than batch size"));
 }
 
+TEST_CASE("data: ChunkDataset resumes from a saved chunk position", "[data]") {
+  // A run that had handed out chunks 0 and 1 saved its chunk sampler there.
+  sp::SequentialSampler chunk_sampler(3);
+  chunk_sampler.next(2);
+  serialize::OutputArchive out;
+  chunk_sampler.save(out);
+  std::stringstream bytes;
+  out.save_to(bytes);
+  serialize::InputArchive in;
+  in.load_from(bytes);
+
+  auto dataset = ds::make_shared_dataset<SequentialChunks>(NumberChunks(), sp::SequentialSampler(0),
+                                                           sp::SequentialSampler(0), ds::ChunkDatasetOptions(1, 4));
+  dataset->load(in);
+  auto loader = data::make_data_loader(dataset, data::DataLoaderOptions(4));
+  std::vector<int64_t> resumed;
+  for (auto& batch : *loader) resumed.insert(resumed.end(), batch.begin(), batch.end());
+  CHECK(resumed == std::vector<int64_t>{200, 201, 202, 203});
+  // The next epoch starts over.
+  std::vector<int64_t> next;
+  for (auto& batch : *loader) next.insert(next.end(), batch.begin(), batch.end());
+  CHECK(next.size() == 12);
+
+  serialize::OutputArchive saved;
+  dataset->save(saved);
+  std::stringstream saved_bytes;
+  saved.save_to(saved_bytes);
+  serialize::InputArchive saved_in;
+  saved_in.load_from(saved_bytes);
+  sp::SequentialSampler reread(3);
+  reread.load(saved_in);
+  CHECK(reread.index() == 3);  // the finished epoch handed out every chunk
+}
+
 TEST_CASE("data: device and prefetch options give the same batches", "[data]") {
   for (size_t workers : {0, 1}) {
     auto plain = data::make_data_loader<sp::SequentialSampler>(Numbers(9).map(tf::Stack<>()), 2);

@@ -231,6 +231,8 @@ class ChunkDataset final
   }
   void load(serialize::InputArchive& archive) override {
     std::lock_guard<std::mutex> lock(chunk_index_mutex_);
+    // Sized for this reader first, so the sampler can check the loaded position against it.
+    chunk_sampler_.reset(chunk_reader_.chunk_count());
     chunk_sampler_.load(archive);
     // The loaded position holds until the next reset(), which would start over.
     load_checkpoint_ = true;
