@@ -63,6 +63,32 @@ TEST_CASE("mpi: init_process_group reads the launcher's rank and size") {
   CHECK(&dist::default_group() == &g);
 }
 
+TEST_CASE("mpi: distributed samplers take rank and world size from the group") {
+  dist::ProcessGroup& g = pg();
+  auto share = [](auto& sampler) {
+    std::vector<int64_t> out;
+    while (auto batch = sampler.next(4)) out.insert(out.end(), batch->begin(), batch->end());
+    return out;
+  };
+  data::samplers::DistributedRandomSampler from_group(11, g);
+  data::samplers::DistributedRandomSampler given(11, size_t(g.size()), size_t(g.rank()));
+  const std::vector<int64_t> mine = share(from_group);
+  CHECK(mine == share(given));
+  REQUIRE(mine.size() == 6);  // ceil(11 / 2), the last share repeating example 0
+  // Every rank drew the same permutation: together the shares cover the dataset.
+  std::vector<Tensor> all = {zeros({6}, kInt64), zeros({6}, kInt64)};
+  g.all_gather(all, tensor(mine));
+  std::vector<int> seen(11, 0);
+  for (const Tensor& t : all) {
+    for (int64_t i = 0; i < 6; ++i) ++seen[size_t(t[i].item<int64_t>())];
+  }
+  for (int i = 0; i < 11; ++i) CHECK(seen[size_t(i)] == (i == 0 ? 2 : 1));
+  data::samplers::DistributedSequentialSampler sequential(11, g);
+  std::vector<int64_t> expect(6);
+  for (int64_t i = 0; i < 6; ++i) expect[size_t(i)] = (g.rank() * 6 + i) % 11;
+  CHECK(share(sequential) == expect);
+}
+
 TEST_CASE("mpi: all_reduce of every dtype and op matches the local reduction") {
   dist::ProcessGroup& g = pg();
   for (ScalarType dt : kAllTypes)
