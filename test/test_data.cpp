@@ -2,6 +2,7 @@
 // compared element by element, orders, seeds, worker faults and every error path.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -483,15 +484,13 @@ TEST_CASE("data: ChunkDataset reads chunks into batches, epoch after epoch", "[d
                                                              sp::SequentialSampler(0), ds::ChunkDatasetOptions(1, 4));
     auto loader = data::make_data_loader(dataset, data::DataLoaderOptions(4).workers(workers));
     for (int epoch = 0; epoch < 2; ++epoch) {
-      std::vector<int64_t> seen;
-      std::vector<size_t> sizes;
-      for (auto& batch : *loader) {
-        sizes.push_back(batch.size());
-        seen.insert(seen.end(), batch.begin(), batch.end());
-      }
+      std::vector<std::vector<int64_t>> batches;
+      for (auto& batch : *loader) batches.push_back(batch);
       // One preloader with sequential samplers: the chunks in order, batches across chunks.
-      CHECK(seen == std::vector<int64_t>{0, 1, 2, 3, 4, 100, 101, 102, 200, 201, 202, 203});
-      CHECK(sizes == std::vector<size_t>{4, 4, 4});
+      // Workers share a stateful dataset, so which of two concurrent get_batch() calls
+      // gets the earlier batch is up to the threads (as in libtorch): compare sorted then.
+      if (workers > 0) std::sort(batches.begin(), batches.end());
+      CHECK(batches == std::vector<std::vector<int64_t>>{{0, 1, 2, 3}, {4, 100, 101, 102}, {200, 201, 202, 203}});
     }
   }
 

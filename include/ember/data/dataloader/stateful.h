@@ -1,7 +1,10 @@
 #pragma once
 /// StatefulDataLoader: a dataset that keeps its own position (ChunkDataset) and is asked
 /// for batch_size examples until it returns nullopt. All workers share the one dataset,
-/// which must be thread-safe; reset() on the dataset starts each epoch.
+/// which must be thread-safe; reset() on the dataset starts each epoch. With several
+/// workers, enforce_ordering orders the results by request, but which request gets which
+/// of the dataset's batches depends on the order the workers reach get_batch() (as in
+/// libtorch): a stateful dataset's own order holds with 0 or 1 worker.
 
 #include <memory>
 #include <optional>
