@@ -43,6 +43,10 @@ struct Implementation {
   SizedCase cumsum = nullptr;
   SizedCase softmax = nullptr;
   SizedCase transpose_copy = nullptr;
+  /// The add above under a NoGradGuard, and under an InferenceMode guard (the tiny-op cost
+  /// of each mode beside the plain add's).
+  SizedCase add_no_grad = nullptr;
+  SizedCase add_inference_mode = nullptr;
 };
 
 /// The parameter shapes of the MLP 784-512-512-10 of the optimizer case.

@@ -19,6 +19,17 @@ void add(benchmark::State& state, int64_t n) {
   }
 }
 
+template <class Guard>
+void add_guarded(benchmark::State& state, int64_t n) {
+  ember::manual_seed(1);
+  ember::Tensor a = ember::rand({n}), b = ember::rand({n});
+  Guard guard;
+  for (auto _ : state) {
+    ember::Tensor c = a + b;
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+}
+
 void add_out(benchmark::State& state, int64_t n) {
   ember::manual_seed(2);
   ember::Tensor a = ember::rand({n}), b = ember::rand({n}), c = ember::empty({n});
@@ -161,6 +172,8 @@ void transpose_copy_case(benchmark::State& state, int64_t n) {
 Implementation ember_implementation() {
   Implementation impl{"ember", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp,
                       backward_mlp_ops};
+  impl.add_no_grad = add_guarded<ember::NoGradGuard>;
+  impl.add_inference_mode = add_guarded<ember::InferenceMode>;
   impl.adam_step = adam_step;
   impl.train_step = train_step;
   impl.exp = exp_case;

@@ -129,6 +129,9 @@ int main(int argc, char** argv) {
   };
   const std::vector<int64_t> add_sizes = {1, 1000, 100000, 1 << 20, 16 << 20};
   for (int64_t n : add_sizes) add_case("add " + size_label(n), &Implementation::add, n);
+  // The tiny add's cost under each autograd mode ("add 1" above is the plain one).
+  add_case("add 1 no_grad", &Implementation::add_no_grad, 1);
+  add_case("add 1 inference_mode", &Implementation::add_inference_mode, 1);
   for (int64_t n : add_sizes) add_case("add_out " + size_label(n), &Implementation::add_out, n);
   const std::vector<int64_t> mm_sizes = short_run ? std::vector<int64_t>{16, 64, 256, 512}
                                                    : std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024, 2048};

@@ -17,6 +17,17 @@ void add(benchmark::State& state, int64_t n) {
   }
 }
 
+template <class Guard>
+void add_guarded(benchmark::State& state, int64_t n) {
+  torch::manual_seed(1);
+  torch::Tensor a = torch::rand({n}), b = torch::rand({n});
+  Guard guard;
+  for (auto _ : state) {
+    torch::Tensor c = a + b;
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+}
+
 void add_out(benchmark::State& state, int64_t n) {
   torch::manual_seed(2);
   torch::Tensor a = torch::rand({n}), b = torch::rand({n}), c = torch::empty({n});
@@ -208,6 +219,8 @@ Implementation torch_implementation(bool& available) {
   torch::set_num_threads(bench_threads());
   torch::NoGradGuard no_grad;
   Implementation impl{"libtorch", add, add_out, matmul, gather, index_select, mask_index, autograd, backward_mlp};
+  impl.add_no_grad = add_guarded<torch::NoGradGuard>;
+  impl.add_inference_mode = add_guarded<c10::InferenceMode>;
   impl.adam_step = adam_step;
   impl.train_step = train_step;
   impl.exp = exp_case;

@@ -96,7 +96,8 @@ TEST_CASE("device: tf_str gives the full TensorFlow name") {
   CHECK(Device("cpu:0").tf_str() == "/job:localhost/replica:0/task:0/device:CPU:0");
   CHECK(Device("cuda:2").tf_str() == "/job:localhost/replica:0/task:0/device:GPU:2");
   CHECK(Device("/gpu:0").tf_str() == "/job:localhost/replica:0/task:0/device:GPU:0");
-  CHECK(Device("cpu").tf_str() == "/job:localhost/replica:0/task:0/device:CPU");
+  // Device(kCPU) is cpu:0 (Note [CPU device index]); other types' -1 has no index yet.
+  CHECK(Device("cpu").tf_str() == "/job:localhost/replica:0/task:0/device:CPU:0");
   CHECK(Device("gpu").tf_str() == "/job:localhost/replica:0/task:0/device:GPU");
   // tf_str() parses back to the same device.
   for (const char* spec : {"cpu", "cpu:0", "cuda:1", "gpu", "cuda:32767"}) {
@@ -110,7 +111,6 @@ TEST_CASE("device: equality and hash") {
   CHECK(Device("gpu:1") == Device("cuda:1"));
   CHECK(Device("/device:GPU:1") == Device("cuda:1"));
   CHECK(Device("cpu") == Device(ember::kCPU));
-  CHECK(Device("cpu") != Device("cpu:0"));
   CHECK(Device("cpu:0") != Device("cuda:0"));
   CHECK(Device("cuda:0") != Device("cuda:1"));
   CHECK_FALSE(Device("cuda:0") != Device("/gpu:0"));
@@ -119,11 +119,46 @@ TEST_CASE("device: equality and hash") {
   CHECK(h(Device("gpu:1")) == h(Device("/device:GPU:1")));
   std::unordered_set<Device> set{Device("cpu"),  Device("cpu:0"),  Device("cpu:1"),
                                  Device("cuda"), Device("cuda:0"), Device("cuda:1")};
-  CHECK(set.size() == 6);
+  CHECK(set.size() == 5);  // cpu and cpu:0 are one device
   set.insert(Device("/job:localhost/replica:0/task:0/device:GPU:1"));
-  CHECK(set.size() == 6);
+  CHECK(set.size() == 5);
   CHECK(set.count(Device("gpu:0")) == 1);
   CHECK(set.count(Device("gpu:2")) == 0);
+}
+
+TEST_CASE("device: index -1 is the CPU, equal to cpu:0 and hashed alike; other types keep it apart") {
+  const Device cpu(ember::kCPU), cpu0(ember::kCPU, 0), cpu1(ember::kCPU, 1);
+  // libtorch's accessors: Device(kCPU) has no index and prints "cpu".
+  CHECK(cpu.index() == -1);
+  CHECK_FALSE(cpu.has_index());
+  CHECK(cpu.str() == "cpu");
+  CHECK(cpu0.str() == "cpu:0");
+  // ember's rule (libtorch 1.13 says Device(kCPU) != Device(kCPU, 0)).
+  CHECK(cpu == cpu0);
+  CHECK(cpu0 == cpu);
+  CHECK_FALSE(cpu != cpu0);
+  CHECK(Device("cpu") == Device("/device:CPU:0"));
+  CHECK(cpu != cpu1);
+  CHECK(cpu.compared_index() == 0);
+  const std::hash<Device> h;
+  CHECK(h(cpu) == h(cpu0));
+  CHECK(h(cpu) != h(cpu1));
+  std::unordered_set<Device> set{cpu};
+  CHECK(set.count(cpu0) == 1);
+  CHECK(set.count(Device("/job:localhost/replica:0/task:0/device:CPU:0")) == 1);
+  CHECK(set.count(cpu1) == 0);
+  // CUDA and PrivateUse1: -1 is "the current device", unequal to every index.
+  CHECK(Device(ember::kCUDA) != Device(ember::kCUDA, 0));
+  CHECK(Device(ember::kCUDA) == Device("gpu"));
+  CHECK(h(Device(ember::kCUDA)) != h(Device(ember::kCUDA, 0)));
+  CHECK(Device(ember::kPrivateUse1) != Device(ember::kPrivateUse1, 0));
+  CHECK(Device(ember::kCUDA).compared_index() == -1);
+  // Equal devices hash alike, over every pair of these.
+  const Device all[] = {
+      cpu, cpu0, cpu1, Device(ember::kCUDA), Device(ember::kCUDA, 0), Device(ember::kCUDA, 1)};
+  for (const Device& a : all)
+    for (const Device& b : all)
+      if (a == b) CHECK(h(a) == h(b));
 }
 
 TEST_CASE("device: parsing never consults hardware") {

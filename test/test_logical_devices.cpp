@@ -56,6 +56,14 @@ TEST_CASE("logical devices: one CPU split into three, each with its own allocato
     on1 = full({1024}, 2.0f);
   }
   CHECK(on1.device() == Device(kCPU, 1));
+  CHECK(on1.device().str() == "cpu:1");  // a logical CPU keeps its index; cpu:0 reports "cpu"
+  CHECK(on1.device() != Device(kCPU));
+  {
+    DeviceScope s("cpu:1");
+    CHECK(ones({1}).device() == Device(kCPU, 1));
+    CHECK(ones({1}, TensorOptions().device(kCPU)).device().str() == "cpu");  // Device(kCPU) is cpu:0
+    CHECK(on1.cpu().device() == Device(kCPU));
+  }
   CHECK(memory::stats(Device("cpu:1")).allocated_bytes >= 4096);
   CHECK(memory::stats(Device("cpu:2")).allocated_bytes == 0);
   CHECK(memory::stats(Device("cpu:2")).limit_bytes == 4 * MiB);
@@ -90,7 +98,7 @@ TEST_CASE("logical devices: one CPU split into three, each with its own allocato
                                "Copying input 1 of Add from " + cpu_tf(1) + " to " + cpu_tf(2),
                                "Executing op Add in device " + cpu_tf(2)});
   // FollowInputs: two logical devices are two devices.
-  CHECK_THROWS_WITH(a + on1.narrow(0, 0, 2), Contains(cpu_tf(0) + " (cpu:0) and " + cpu_tf(1) + " (cpu:1)"));
+  CHECK_THROWS_WITH(a + on1.narrow(0, 0, 2), Contains(cpu_tf(0) + " (cpu) and " + cpu_tf(1) + " (cpu:1)"));
 
   // Multi-tower over the logical devices, summed on cpu:0.
   Tensor m = tensor({1.0f, 2.0f, 3.0f, 4.0f}).reshape({2, 2});

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
+#include <unordered_map>
 
 #include "fake_accelerator.h"
 
@@ -137,6 +138,43 @@ TEST_CASE("placement: nested scopes restore the enclosing device; a scope withou
   CHECK(current_device() == Device(kCPU, 0));
 }
 
+TEST_CASE("placement: CPU tensors report Device(kCPU) as libtorch; it is cpu:0 wherever devices compare") {
+  ensure_fake_accelerator();
+  Tensor x = ones({2});
+  CHECK(x.device() == Device(kCPU));
+  CHECK(x.device().index() == -1);
+  CHECK_FALSE(x.device().has_index());
+  CHECK(x.device().str() == "cpu");
+  CHECK(fmt::format("{}", x.device()) == "cpu");
+  CHECK(x.device().tf_str() == kCpu0);
+  CHECK(x.device() == Device(kCPU, 0));
+  CHECK(x.options().device() == Device(kCPU));
+  CHECK(x.storage().device().str() == "cpu");
+  // Asking for cpu:0 or for "the CPU" gives the same device, and no copy.
+  CHECK(zeros({2}, TensorOptions().device(Device("cpu:0"))).device().str() == "cpu");
+  CHECK(x.to(Device(kCPU)).is_same(x));
+  CHECK(x.to(Device("cpu:0")).is_same(x));
+  CHECK(x.cpu().is_same(x));
+  // Devices as keys: the tensor's device finds cpu:0's entry.
+  std::unordered_map<Device, int> per_device{{Device("cpu:0"), 7}};
+  CHECK(per_device.count(x.device()) == 1);
+  // Device(kCPU) is a concrete device: a scope of it is cpu:0, inside any other scope too.
+  {
+    DeviceScope npu("npu:1");
+    Tensor c = ones({2}, TensorOptions().device(kCPU));
+    CHECK(c.device() == Device(kCPU));
+    DeviceScope cpu{Device(kCPU)};
+    CHECK(current_device() == Device(kCPU, 0));
+    CHECK(current_device().index() == 0);
+    CHECK(zeros({1}).device().str() == "cpu");
+  }
+  // A tensor coming back from another device reports the CPU the same way.
+  Tensor back = ones({2}, TensorOptions().device(Device("npu:1"))).cpu();
+  CHECK(back.device() == Device(kCPU));
+  CHECK(back.device().str() == "cpu");
+  CHECK(values(back + x) == std::vector<double>{2, 2});
+}
+
 TEST_CASE("placement: set_default_device moves creation ops, not ops with inputs") {
   ensure_fake_accelerator();
   PlacementSettings settings;
@@ -225,7 +263,7 @@ TEST_CASE("placement: rule 2, FollowInputs runs ops where their inputs live") {
   Tensor c = tensor({1.0f, 2.0f});
   CHECK_THROWS_AS(c + x, InvalidArgument);
   CHECK_THROWS_WITH(c + x, "Add: expected all tensors to be on the same device, but found at least two devices, " +
-                               kCpu0 + " (cpu:0) and " + kNpu1 +
+                               kCpu0 + " (cpu) and " + kNpu1 +
                                " (npu:1); move them with .to(device), use a DeviceScope, or "
                                "set_placement(Placement::PreferAccelerator)");
   CHECK(c.device() == Device(kCPU, 0));

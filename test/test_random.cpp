@@ -210,3 +210,169 @@ TEST_CASE("random: libtorch's locking pattern, and failed fills draw nothing") {
   CHECK(wide.lt(0).any().item<bool>());
   CHECK(wide.abs().gt(1e15).all().item<bool>());
 }
+
+TEST_CASE("random: multinomial gives libtorch's samples for a seed") {
+  // Printed by libtorch 1.13 (torch_crosscheck_random.cpp compares whole streams).
+  const Tensor p = tensor({0.1, 0.2, 0.3, 0.4}, kFloat);
+  manual_seed(0);
+  CHECK(dvalues(multinomial(p, 8, true)) == std::vector<double>{3, 3, 2, 3, 3, 3, 1, 2});
+  manual_seed(0);
+  CHECK(dvalues(p.multinomial(4)) == std::vector<double>{2, 1, 3, 0});
+  const Tensor q = tensor({{0.0, 1.0, 2.0, 3.0}, {5.0, 0.0, 0.0, 1.0}}, kDouble);
+  manual_seed(7);
+  const Tensor with = multinomial(q, 6, true);
+  CHECK(with.sizes() == std::vector<int64_t>{2, 6});
+  CHECK(with.dtype() == kLong);
+  CHECK(dvalues(with) == std::vector<double>{2, 2, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0});
+  manual_seed(7);
+  CHECK(dvalues(multinomial(q, 2)) == std::vector<double>{1, 3, 0, 3});
+  manual_seed(7);
+  const Tensor one = multinomial(q, 1);
+  CHECK(one.sizes() == std::vector<int64_t>{2, 1});
+  CHECK(dvalues(one) == std::vector<double>{1, 0});
+  // Zero weights tie: libtorch's topk order among them, not index order.
+  manual_seed(3);
+  CHECK(dvalues(multinomial(tensor({0.0, 1.0, 0.0, 0.0, 2.0, 0.0}), 6)) ==
+        std::vector<double>{1, 4, 5, 0, 3, 2});
+  // The stream goes on where libtorch's does: one float64 uniform per sample drawn.
+  manual_seed(0);
+  multinomial(p, 3, true);
+  const std::vector<double> next = dvalues(rand({2}, kDouble));
+  CHECK(next[0] == Approx(0.9207).margin(1e-4));
+  CHECK(next[1] == Approx(0.6450).margin(1e-4));
+}
+
+TEST_CASE("random: multinomial samples follow the weights, without repeats when asked") {
+  manual_seed(11);
+  const Tensor w = tensor({1.0, 0.0, 3.0, 6.0}, kFloat);  // unnormalised: only ratios matter
+  const Tensor s = multinomial(w, 20000, true);
+  const std::vector<double> counts = dvalues(one_hot(s, 4).sum(0));
+  CHECK(counts[1] == 0);  // a zero weight is never drawn
+  CHECK(counts[0] / 20000 == Approx(0.1).margin(0.01));
+  CHECK(counts[2] / 20000 == Approx(0.3).margin(0.015));
+  CHECK(counts[3] / 20000 == Approx(0.6).margin(0.015));
+  // Without replacement every row is a set of distinct categories; all of them when asked.
+  const Tensor rows = rand({5, 9}) + 0.01;
+  const Tensor all = multinomial(rows, 9);
+  CHECK(std::get<0>(all.sort(1)).equal(arange(9).expand({5, 9})));
+  const Tensor some = multinomial(rows, 4);
+  for (int64_t i = 0; i < 5; ++i) {
+    const Tensor sorted = std::get<0>(some[i].sort());
+    CHECK(sorted.slice(0, 1).gt(sorted.slice(0, 0, 3)).all().item<bool>());
+  }
+  // A transposed matrix samples with replacement like its copy (only the values count);
+  // without, it draws its exponentials in memory order as libtorch (the cross-check's case).
+  const Tensor base = rand({6, 3}, kDouble) + 0.1;
+  for (bool replacement : {true, false}) {
+    INFO("replacement " << replacement);
+    manual_seed(12);
+    const Tensor from_view = multinomial(base.t(), 3, replacement);
+    manual_seed(12);
+    const Tensor from_copy = multinomial(base.t().contiguous(), 3, replacement);
+    if (replacement) CHECK(from_view.equal(from_copy));
+    CHECK(from_view.sizes() == std::vector<int64_t>{3, 3});
+  }
+  // An input that requires grad: integer samples, nothing recorded.
+  const Tensor leaf = tensor({1.0, 2.0}, kFloat).requires_grad_();
+  const Tensor drawn = multinomial(leaf, 2);
+  CHECK_FALSE(drawn.requires_grad());
+  CHECK(std::get<0>(drawn.sort()).equal(arange(2)));
+  // Empty batches give empty results.
+  CHECK(multinomial(empty({0, 3}), 2, true).sizes() == std::vector<int64_t>{0, 2});
+}
+
+TEST_CASE("random: multinomial's errors are libtorch's, and a refused call draws nothing") {
+  const Tensor p = tensor({0.2, 0.8}, kFloat);
+  Generator g = make_generator<CPUGeneratorImpl>(5);
+  const std::vector<double> expected = dvalues(rand({3}, g.clone()));
+  expect_throw<InvalidArgument>(
+      [&] {
+        multinomial(ones({2, 2, 2}), 1, true, g);
+      },
+      "prob_dist must be 1 or 2 dim, but got 3 dims");
+  expect_throw<InvalidArgument>([&] { multinomial(ones({}), 1, true, g); }, "prob_dist must be 1 or 2 dim");
+  expect_throw<InvalidArgument>([&] { multinomial(ones({2}, kLong), 1, true, g); },
+                                "multinomial only supports floating-point dtypes for input, got: Long");
+  expect_throw<InvalidArgument>([&] { multinomial(p, 0, true, g); },
+                                "cannot sample n_sample <= 0 samples, got num_samples = 0");
+  expect_throw<InvalidArgument>([&] { multinomial(p, -3, false, g); }, "cannot sample n_sample <= 0 samples");
+  expect_throw<InvalidArgument>([&] { multinomial(p, 3, false, g); },
+                                "cannot sample n_sample > prob_dist.size(-1) samples without replacement, "
+                                "got num_samples = 3 for 2 categories");
+  expect_throw<InvalidArgument>([&] { multinomial(empty({0}), 1, false, g); },
+                                "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  expect_throw<NotImplemented>([&] { multinomial(p.to(kHalf), 1, true, g); },
+                               "multinomial is not implemented for half on CPU");
+  // With replacement: libtorch's per-entry checks, in its order (a NaN is "< 0" first).
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  expect_throw<InvalidArgument>(
+      [&] {
+        multinomial(tensor({0.5, -0.1}), 1, true, g);
+      },
+      "invalid multinomial distribution (encountering probability entry < 0), got -0.1 at "
+      "category 1 of distribution 0");
+  expect_throw<InvalidArgument>(
+      [&] {
+        multinomial(tensor({0.5, nan}), 1, true, g);
+      },
+      "invalid multinomial distribution (encountering probability entry < 0)");
+  expect_throw<InvalidArgument>(
+      [&] {
+        multinomial(tensor({0.5, inf}), 1, true, g);
+      },
+      "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+  expect_throw<InvalidArgument>(
+      [&] {
+        multinomial(tensor({{0.5, 0.5}, {0.0, 0.0}}), 4, true, g);
+      },
+      "invalid multinomial distribution (sum of probabilities <= 0) in distribution 1");
+  expect_throw<InvalidArgument>(
+      [&] {
+        multinomial(empty({2, 0}), 1, true, g);
+      },
+      "invalid multinomial distribution (sum of probabilities <= 0)");
+  // Without replacement: one check of every entry, then of every row's sum.
+  for (double bad : {-0.1, inf, nan})
+    expect_throw<InvalidArgument>(
+        [&] {
+          multinomial(tensor({0.5, bad}), 1, false, g);
+        },
+        "probability tensor contains either `inf`, `nan` or element < 0");
+  expect_throw<InvalidArgument>(
+      [&] {
+        multinomial(tensor({{0.0, 0.0}, {0.5, 0.5}}), 1, false, g);
+      },
+      "invalid multinomial distribution (sum of probabilities <= 0) in distribution 0");
+  expect_throw<InvalidArgument>(
+      [&] {
+        multinomial(tensor({0.0, 0.0}), 1, false, g);
+      },
+      "invalid multinomial distribution (sum of probabilities <= 0)");
+  CHECK(dvalues(rand({3}, g)) == expected);  // none of the refused calls consumed the stream
+  expect_throw<InvalidArgument>([&] { multinomial(Tensor(), 1); },
+                                "multinomial: the probability tensor is undefined");
+}
+
+TEST_CASE("random: multinomial on another device samples on the CPU and leaves the CPU's stream alone") {
+  testing::ensure_fake_accelerator();
+  const Device npu("npu:0");
+  const Tensor w = tensor({0.0, 2.0, 1.0, 3.0}, TensorOptions(kFloat).device(npu));
+  manual_seed(21);
+  const std::vector<double> cpu_next = dvalues(rand({4}));
+  manual_seed(21);
+  const Tensor a = multinomial(w, 3);
+  const Tensor b = multinomial(w, 50, true);
+  CHECK(dvalues(rand({4})) == cpu_next);  // the device's counters were used, not the CPU's stream
+  CHECK(a.device() == npu);
+  CHECK(b.device() == npu);
+  CHECK(std::get<0>(a.sort()).cpu().equal(arange(1, 4)));
+  CHECK(b.ne(0).all().item<bool>());
+  CHECK(dvalues(multinomial(w.to(kHalf), 1)).size() == 1);  // Half has no CPU gap there
+  // Reproducible after manual_seed, like every random op of that device.
+  manual_seed(22);
+  const Tensor c = multinomial(w, 40, true);
+  manual_seed(22);
+  CHECK(multinomial(w, 40, true).equal(c));
+  expect_throw<InvalidArgument>([&] { multinomial(w, 1, false, make_generator<CPUGeneratorImpl>(1)); },
+                                "multinomial: Expected a generator of the tensor's device type");
+}

@@ -2,6 +2,8 @@
 // generators]): every dtype, several sizes, the in-place fills, generators, nn::init,
 // dropout and the Box-Muller cache carried between calls.
 // libtorch first: its glog CHECK is then replaced by Catch's.
+#include <torch/torch.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
@@ -208,6 +210,81 @@ TEST_CASE("crosscheck random: randperm, bernoulli, exponential_, uniform_ and no
       [] {
         return torch::empty({5, 3}).t().bernoulli_(torch::linspace(0, 1, 5));
       });
+}
+
+TEST_CASE("crosscheck random: multinomial with and without replacement, 1-D and 2-D, every CPU dtype") {
+  // Weights made once with their own generator, a third of them zero (ties among zeros
+  // follow libtorch's topk); a transposed matrix draws its exponentials in memory order.
+  struct Shape {
+    std::vector<int64_t> sizes;
+    bool transposed;
+  };
+  const Shape shapes[] = {
+      {{7}, false}, {{3, 10}, false}, {{2, 300}, false}, {{5, 4}, true}, {{1, 64}, false}};
+  ember::Generator weights_gen = ember::make_generator<ember::CPUGeneratorImpl>(77);
+  uint64_t seed = 50;
+  for (const Shape& shape : shapes) {
+    ember::Tensor w = ember::rand(shape.sizes, weights_gen, ember::kDouble);
+    w = ember::where(ember::rand(shape.sizes, weights_gen).lt(1.0 / 3), 0.0, w);
+    const int64_t n_cat = shape.transposed ? w.size(0) : w.size(-1);
+    for (ember::ScalarType dt : {ember::kFloat, ember::kDouble, ember::kBFloat16}) {
+      // The same values in the same layout: a transposed case transposes both sides.
+      const ember::Tensor pe = shape.transposed ? w.to(dt).t() : w.to(dt);
+      const torch::Tensor pt =
+          shape.transposed ? crosscheck::as_torch(w.to(dt)).t() : crosscheck::as_torch(w.to(dt));
+      const int64_t nonzero = pe.gt(0).sum(-1).min().item<int64_t>();
+      struct Draw {
+        int64_t n;
+        bool replacement;
+      };
+      const std::vector<Draw> draws = {{1, true},
+                                       {5, true},
+                                       {40, true},
+                                       {1, false},
+                                       {std::min<int64_t>(3, n_cat), false},
+                                       {n_cat, false},
+                                       {std::max<int64_t>(nonzero, 1), false}};
+      for (const Draw& d : draws) {
+        const std::string what = "multinomial " + std::string(ember::name(dt)) + " shape " +
+                                 std::to_string(shape.sizes[0]) +
+                                 (shape.sizes.size() > 1 ? "x" + std::to_string(shape.sizes[1]) : "") +
+                                 (shape.transposed ? " transposed" : "") + " n " + std::to_string(d.n) +
+                                 (d.replacement ? " with" : " without") + " replacement";
+        // The samples, then where the stream stands afterwards.
+        same_stream(
+            what, seed++,
+            [&] {
+              return ember::cat({ember::multinomial(pe, d.n, d.replacement).reshape({-1}).to(ember::kDouble),
+                                 ember::rand({2}, ember::kDouble)});
+            },
+            [&] {
+              return torch::cat({torch::multinomial(pt, d.n, d.replacement).reshape({-1}).to(torch::kDouble),
+                                 torch::rand({2}, torch::kDouble)});
+            });
+      }
+    }
+  }
+  // Mostly zeros and few samples against many categories: libtorch's partial_sort path,
+  // which must order the tied zeros it picks as libtorch does.
+  for (ember::ScalarType dt : {ember::kFloat, ember::kDouble}) {
+    ember::Tensor sparse = ember::zeros({2, 300}, dt);
+    sparse.index_put_({0, 17}, 0.5);
+    sparse.index_put_({1, 250}, 2.0);
+    same_stream(
+        "multinomial mostly zero " + std::string(ember::name(dt)), seed++,
+        [&] { return ember::multinomial(sparse, 4); },
+        [&] { return torch::multinomial(crosscheck::as_torch(sparse), 4); });
+  }
+  // An explicit generator, and the method form.
+  ember::Generator g = ember::make_generator<ember::CPUGeneratorImpl>(9);
+  auto tg = at::make_generator<at::CPUGeneratorImpl>(9);
+  const ember::Tensor pe = ember::linspace(0.1, 1, 12, ember::kFloat).view({3, 4});
+  const torch::Tensor pt = crosscheck::as_torch(pe);
+  for (bool replacement : {true, false}) {
+    const ember::Tensor e = pe.multinomial(4, replacement, g);
+    const torch::Tensor t = pt.multinomial(4, replacement, tg);
+    CHECK(torch::equal(crosscheck::as_torch(e), t));
+  }
 }
 
 TEST_CASE("crosscheck random: explicit generators and their states") {

@@ -48,6 +48,23 @@ struct EMBER_API NoGradGuard : AutoGradMode {
   NoGradGuard() : AutoGradMode(false) {}
 };
 
+/// libtorch's c10::InferenceMode, thread-local and nestable: while an enabled guard lives,
+/// grad mode is off and the tensors made are inference tensors (Tensor::is_inference()),
+/// which record no history and keep no version counter; InferenceMode(false) turns both
+/// back on inside one. The destructor restores both modes (Note [Inference tensors]).
+class EMBER_API InferenceMode {
+ public:
+  InferenceMode(bool enabled = true);
+  ~InferenceMode();
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  static bool is_enabled();
+
+ private:
+  bool prev_grad_;
+  bool prev_inference_;
+};
+
 namespace autograd {
 
 /// libtorch's autograd spellings: a Variable is a Tensor.

@@ -1,6 +1,19 @@
 #pragma once
 /// Devices (API.md section 1): a small value type, parsed from TensorFlow- and
 /// libtorch-style strings. Parsing never consults hardware.
+///
+/// Note [CPU device index]
+/// libtorch has one CPU, Device(kCPU) (index -1, printed "cpu"), and its tensors report it.
+/// ember may split the CPU into logical devices cpu:0 .. cpu:n-1 (set_logical_devices), so
+/// index -1 means "the CPU": the first of them, cpu:0. The rule (API.md section 16):
+///  - wherever ember compares devices, Device(kCPU) == Device(kCPU, 0), and std::hash agrees;
+///    libtorch 1.13 says Device(kCPU) != Device(kCPU, 0): ember differs there on purpose;
+///  - tensors on cpu:0 report Device(kCPU) (index() -1, has_index() false, str() "cpu"), as
+///    libtorch's do; tensors on a logical cpu:1 report cpu:1;
+///  - Device(kCPU) resolves to cpu:0 wherever a concrete device is needed (creation options,
+///    to(), scopes), and its TensorFlow name is ".../device:CPU:0";
+///  - for CUDA and PrivateUse1, -1 still means "the current device of that type", resolved
+///    when used, and equals no concrete index.
 
 #include <cstdint>
 #include <functional>
@@ -23,7 +36,8 @@ EMBER_API void register_privateuse1_name(const std::string& name);
 
 class EMBER_API Device {
  public:
-  /// index -1 means "the current device of that type", resolved when used.
+  /// index -1 means "the current device of that type", resolved when used; for the CPU it
+  /// is cpu:0 (Note [CPU device index]).
   Device(DeviceType type, int index = -1) : type_(type), index_(static_cast<int16_t>(index)) {
     if (__builtin_expect(index < -1 || index > 32767, 0)) throw_bad_index(type, index);
   }
@@ -41,11 +55,16 @@ class EMBER_API Device {
 
   /// libtorch form: "cpu", "cpu:1", "cuda:0".
   std::string str() const;
-  /// TensorFlow form: "/job:localhost/replica:0/task:0/device:GPU:0".
+  /// TensorFlow form: "/job:localhost/replica:0/task:0/device:GPU:0" (Device(kCPU): "...:CPU:0").
   std::string tf_str() const;
 
-  bool operator==(const Device& o) const { return type_ == o.type_ && index_ == o.index_; }
+  /// Device(kCPU) and cpu:0 are one device (Note [CPU device index]); other -1s stay apart.
+  bool operator==(const Device& o) const {
+    return type_ == o.type_ && compared_index() == o.compared_index();
+  }
   bool operator!=(const Device& o) const { return !(*this == o); }
+  /// The index that equality and std::hash see: 0 for Device(kCPU), index() otherwise.
+  int compared_index() const { return type_ == DeviceType::CPU && index_ < 0 ? 0 : index_; }
 
  private:
   [[noreturn]] static void throw_bad_index(DeviceType type, int index);
@@ -58,6 +77,6 @@ class EMBER_API Device {
 template <>
 struct std::hash<ember::Device> {
   size_t operator()(const ember::Device& d) const noexcept {
-    return (static_cast<size_t>(d.type()) << 16) ^ static_cast<size_t>(d.index() + 1);
+    return (static_cast<size_t>(d.type()) << 16) ^ static_cast<size_t>(d.compared_index() + 1);
   }
 };

@@ -52,6 +52,10 @@ EMBER_API Tensor normal(double mean, double std, IntArrayRef sizes, std::optiona
 /// 0 or 1 with probability p per element: of the tensor of probabilities, or of the scalar p.
 EMBER_API Tensor bernoulli(const Tensor& p, std::optional<Generator> generator = {});
 EMBER_API Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> generator = {});
+/// num_samples category indices (int64) per row of a 1-D or 2-D tensor of non-negative
+/// weights, drawn with or without replacement; on the CPU libtorch's samples for a seed.
+EMBER_API Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false,
+                             std::optional<Generator> generator = {});
 EMBER_API Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
 EMBER_API Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
 EMBER_API Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options = {});

@@ -76,7 +76,8 @@ class EMBER_API Tensor {
   int64_t storage_offset() const { return impl("storage_offset")->storage_offset_; }
   ScalarType scalar_type() const { return impl("scalar_type")->dtype_; }
   ScalarType dtype() const { return impl("dtype")->dtype_; }
-  Device device() const { return impl("device")->storage_->device_; }
+  /// Where the data lives; cpu:0 reports as Device(kCPU), "cpu" (Note [CPU device index]).
+  Device device() const { return impl("device")->storage_->reported_device(); }
   bool is_cpu() const { return impl("is_cpu")->storage_->device_.is_cpu(); }
   bool is_cuda() const { return impl("is_cuda")->storage_->device_.is_cuda(); }
   bool is_floating_point() const { return ember::is_floating_point(impl("is_floating_point")->dtype_); }
@@ -310,7 +311,10 @@ class EMBER_API Tensor {
   std::shared_ptr<autograd::Node> grad_fn() const;
   int64_t output_nr() const;
   /// The storage's version counter: bumped by every in-place write through any view.
+  /// InvalidArgument for an inference tensor, which has none (as libtorch).
   uint32_t _version() const;
+  /// Made inside InferenceMode, or a view of such a tensor (ember/autograd.h).
+  bool is_inference() const { return impl("is_inference")->is_inference_; }
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {},
                 bool create_graph = false) const;
   Tensor detach() const;
@@ -345,6 +349,8 @@ class EMBER_API Tensor {
   Tensor& bernoulli_(const Tensor& p, std::optional<Generator> generator = {}) const;
   Tensor bernoulli(std::optional<Generator> generator = {}) const;
   Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = {}) const;
+  Tensor multinomial(int64_t num_samples, bool replacement = false,
+                     std::optional<Generator> generator = {}) const;
 
   // ---- selection (ops.h documents the free functions)
   Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad = false) const;

@@ -32,6 +32,9 @@ struct EMBER_API StorageImpl {
   ~StorageImpl() {
     if (deleter_) deleter_(context_, data_);
   }
+  /// The device tensors report: cpu:0 as libtorch's Device(kCPU) (Note [CPU device index]);
+  /// device_ keeps the concrete device the memory belongs to.
+  Device reported_device() const { return device_.is_cpu() && device_.index() == 0 ? Device(kCPU) : device_; }
   /// Recycled through a small per-thread free list: every op makes one of these.
   static void* operator new(size_t bytes);
   static void operator delete(void* p);
@@ -69,7 +72,7 @@ class Storage : public IntrusivePtr<StorageImpl> {
   DataPtr data_ptr() const { return DataPtr(data(), device()); }
   void* data() const { return get() ? get()->data_ : nullptr; }
   size_t nbytes() const { return get() ? get()->nbytes_ : 0; }
-  Device device() const { return get() ? get()->device_ : Device(kCPU, 0); }
+  Device device() const { return get() ? get()->reported_device() : Device(kCPU); }
 };
 
 /// Sizes, strides, offset and dtype over a Storage.
@@ -101,6 +104,9 @@ struct EMBER_API TensorImpl {
   int64_t numel_ = 1;
   ScalarType dtype_;
   bool is_contiguous_ = true;
+  /// Made inside InferenceMode, or a view of such a tensor (Note [Inference tensors]): no
+  /// version counter, no autograd history, no in-place writes outside InferenceMode.
+  bool is_inference_;
   /// Grad, grad_fn and hooks; null for a tensor that never touched autograd.
   autograd::AutogradMeta* autograd_meta_ = nullptr;
 };

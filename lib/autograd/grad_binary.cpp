@@ -6,6 +6,7 @@
 #include "autograd/hooks.h"
 #include "autograd/node.h"
 #include "ember/ops.h"
+#include "tensor/inference.h"
 
 namespace ember::autograd::detail {
 
@@ -14,14 +15,46 @@ namespace {
 using G = variable_list;
 using N = FormulaNode;
 
-// Whether op's formula reads its first input (so an in-place form must copy it first).
-bool reads_self(Op op) {
+// The saved slots (bit i: saved_[i]; slot 2 is the output) that op's formulas read for the
+// gradient of input 0 and of input 1. As libtorch, only what a needed gradient reads is
+// saved: the rest is neither kept alive, nor version-checked, nor refused as an inference
+// tensor (Note [Inference tensors]).
+struct SavedSlots {
+  unsigned for_a, for_b;
+};
+SavedSlots saved_slots(Op op) {
   switch (op) {
-    case Op::Mul: case Op::Div: case Op::Pow: case Op::Maximum: case Op::Minimum: case Op::Atan2:
+    case Op::Mul:
+      return {0b010, 0b001};
+    case Op::Div:
+      return {0b010, 0b011};
+    case Op::Pow:
+      return {0b011, 0b111};
+    case Op::Maximum:
+    case Op::Minimum:
+    case Op::Atan2:
+      return {0b011, 0b011};
     case Op::Remainder:
-      return true;
+      return {0b000, 0b011};
     default:
-      return false;
+      return {0, 0};  // Add, Sub: the gradient is the incoming one
+  }
+}
+
+// The same for the ternary ops, from the gradients node needs (libtorch's saved sets).
+unsigned ternary_saved_slots(Op op, const FormulaNode& n, bool scalar_weight) {
+  switch (op) {
+    case Op::Where:
+      return 0b001;  // the condition
+    case Op::Lerp:
+      if (scalar_weight) return 0;
+      return (n.needs(0) || n.needs(1) ? 0b100u : 0u) | (n.needs(2) ? 0b011u : 0u);
+    case Op::Addcmul:
+      return (n.needs(1) ? 0b100u : 0u) | (n.needs(2) ? 0b010u : 0u);
+    case Op::Addcdiv:
+      return (n.needs(1) ? 0b100u : 0u) | (n.needs(2) ? 0b110u : 0u);
+    default:
+      return 0b111;
   }
 }
 
@@ -131,8 +164,17 @@ Tensor binary(Op op, const Tensor* a, const Tensor* b, const Scalar* s, ComputeT
     return forward();
   }
   if (out && !(a && out->is_same(*a))) throw_out_requires_grad(lower_op_name(op).c_str());
-  if (out) check_inplace(*out);
-  const Tensor self = out && reads_self(op) ? ta.clone() : ta;
+  if (out) {
+    ember::detail::check_writable(*out);
+    check_inplace(*out);
+  }
+  const SavedSlots slots = saved_slots(op);
+  const unsigned keep = (requires_grad(ta) ? slots.for_a : 0) | (requires_grad(tb) ? slots.for_b : 0);
+  // Refused before an in-place forward writes anything; an in-place self that a formula
+  // reads is saved as it was.
+  if (keep & 1) check_savable(ta);
+  if (keep & 2) check_savable(tb);
+  const Tensor self = out && (keep & 1) ? ta.clone() : ta;
   Tensor y = forward();
   if (!is_floating_point(y.dtype())) return y;
   std::optional<double> sv;
@@ -141,9 +183,9 @@ Tensor binary(Op op, const Tensor* a, const Tensor* b, const Scalar* s, ComputeT
   if (!node) return y;
   // An in-place op's self is its output: saved as one, without the grad_fn that would
   // make node -> self -> node a cycle (a leak).
-  if (self.defined()) node->saved_[0] = SavedVariable(self, self.is_same(y));
-  if (tb.defined()) node->saved_[1] = SavedVariable(tb, tb.is_same(y));
-  if (op == Op::Pow && !(s && a)) node->saved_[2] = SavedVariable(y, true);
+  if ((keep & 1) && self.defined()) node->saved_[0] = SavedVariable(self, self.is_same(y));
+  if ((keep & 2) && tb.defined()) node->saved_[1] = SavedVariable(tb, tb.is_same(y));
+  if ((keep & 4) && op == Op::Pow && !(s && a)) node->saved_[2] = SavedVariable(y, true);
   if (out) rebase_view(y, node);
   return y;
 }
@@ -195,8 +237,9 @@ Tensor ternary(Op op, const Tensor* inputs, const std::optional<Scalar>* scalars
     default:
       return y;
   }
+  const unsigned keep = ternary_saved_slots(op, *node, scalars[2].has_value());
   for (int i = 0; i < 3; ++i)
-    if (!scalars[i]) node->saved_[size_t(i)] = SavedVariable(inputs[i], false);
+    if (!scalars[i] && (keep >> i & 1)) node->saved_[size_t(i)] = SavedVariable(inputs[i], false);
   return y;
 }
 

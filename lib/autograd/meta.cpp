@@ -148,6 +148,14 @@ void check_inplace(const Tensor& t) {
                     "by ember's autograd; clone() the base first");
 }
 
+void check_savable(const Tensor& t) {
+  // Without a version counter a saved inference tensor could change unnoticed (libtorch's check).
+  EMBER_CHECK_ARG(
+      !t.defined() || !t.is_inference(),
+      "Inference tensors cannot be saved for backward. To work around you can make a clone to get a "
+      "normal tensor and use it in autograd.");
+}
+
 void throw_out_requires_grad(const char* op) {
   EMBER_THROW(InvalidArgument,
               "{}(): functions with out=... arguments don't support automatic differentiation, but one of the "
@@ -161,6 +169,7 @@ void throw_out_requires_grad(const char* op) {
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_output) {
   if (!t.defined()) return;
+  detail::check_savable(t);
   was_defined_ = true;
   version_ = t.storage()->version_.load(std::memory_order_relaxed);
   AutogradMeta* m = detail::meta(t);

@@ -51,6 +51,8 @@ InputMeta input_meta(const Tensor& t);
 
 /// In-place ops: InvalidArgument for a leaf that requires grad (libtorch's wording).
 void check_inplace(const Tensor& t);
+/// InvalidArgument for an inference tensor, which a node may not save (Note [Inference tensors]).
+void check_savable(const Tensor& t);
 /// After an in-place op `fn` on a view: the base's history becomes CopySlices (libtorch's
 /// node), which routes the viewed region's gradient through fn. Nothing for a non-view.
 void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn);

@@ -26,6 +26,8 @@ const Tensor& Tensor::requires_grad_(bool requires_grad) const {
   }
   EMBER_CHECK_ARG(!requires_grad || ember::is_floating_point(dtype()),
                   "Only Tensors of floating point and complex dtype can require gradients");
+  EMBER_CHECK_ARG(!requires_grad || !is_inference() || InferenceMode::is_enabled(),
+                  "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   if (!m && !requires_grad) return *this;
   get_or_create_meta(*this).requires_grad_ = requires_grad;
   return *this;
@@ -70,7 +72,10 @@ int64_t Tensor::output_nr() const {
   return m ? m->output_nr_ : 0;
 }
 
-uint32_t Tensor::_version() const { return storage()->version_.load(std::memory_order_relaxed); }
+uint32_t Tensor::_version() const {
+  EMBER_CHECK_ARG(!is_inference(), "Inference tensors do not track version counter.");
+  return storage()->version_.load(std::memory_order_relaxed);
+}
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
   autograd::backward({*this}, gradient.defined() ? autograd::variable_list{gradient} : autograd::variable_list{},

@@ -171,8 +171,9 @@ std::string Device::str() const {
 
 std::string Device::tf_str() const {
   std::string type = type_ == DeviceType::CUDA ? "GPU" : to_upper(device_type_name(type_));
-  if (!has_index()) return "/job:localhost/replica:0/task:0/device:" + type;
-  return fmt::format("/job:localhost/replica:0/task:0/device:{}:{}", type, index_);
+  // Device(kCPU) is cpu:0 (Note [CPU device index]); other types' -1 has no index yet.
+  if (!has_index() && !is_cpu()) return "/job:localhost/replica:0/task:0/device:" + type;
+  return fmt::format("/job:localhost/replica:0/task:0/device:{}:{}", type, compared_index());
 }
 
 void Device::throw_bad_index(DeviceType type, int index) {

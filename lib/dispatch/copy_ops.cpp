@@ -9,6 +9,7 @@
 #include "ember/ops.h"
 #include "ember/registry.h"
 #include "placement/placement.h"
+#include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -99,6 +100,7 @@ Tensor Tensor::clone() const {
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
   Tensor& self = const_cast<Tensor&>(*this);
   EMBER_CHECK_ARG(defined() && src.defined(), "copy_: undefined tensor");
+  detail::check_writable(*this);
   // Views of the very same elements: nothing to do (libtorch returns early too).
   if (is_same(src) || (storage() == src.storage() && storage_offset() == src.storage_offset() &&
                        sizes() == src.sizes() && strides() == src.strides() && dtype() == src.dtype()))
@@ -115,7 +117,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
     s = detail::move_to_device(s, *dst, non_blocking);
   }
   detail::copy_same_device(*this, s);
-  storage()->version_.fetch_add(1, std::memory_order_relaxed);
+  detail::bump_version(*this);
   return self;
 }
 

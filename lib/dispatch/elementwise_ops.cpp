@@ -10,6 +10,7 @@
 #include "iter/elementwise_iter.h"
 #include "iter/overlap.h"
 #include "placement/placement.h"
+#include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember::detail {
@@ -46,6 +47,7 @@ Tensor output_for(Tensor* out, IntArrayRef shape, ScalarType dtype, DeviceEntry&
   via_temp = false;
   if (!out) return empty_on(shape, dtype, dev);
   EMBER_CHECK_ARG(out->defined(), "{}: the output is an undefined tensor", op_name(op));
+  check_writable(*out);
   EMBER_CHECK_ARG(out->sizes() == shape,
                   "{}: output with shape {} doesn't match the broadcast shape {}", op_name(op),
                   shape_str(out->sizes()), shape_str(shape));
@@ -64,7 +66,7 @@ Tensor output_for(Tensor* out, IntArrayRef shape, ScalarType dtype, DeviceEntry&
 void finish_output(Tensor* out, const Tensor& result, bool via_temp) {
   if (via_temp) copy_same_device(*out, result);
   // In-place and out= writes bump the version autograd checks saved tensors against.
-  if (out) out->storage()->version_.fetch_add(1, std::memory_order_relaxed);
+  if (out) bump_version(*out);
 }
 
 void apply_params(ElementwiseArgs& args, const OpParams& p) {

@@ -18,6 +18,7 @@
 #include "ember/device_api.h"
 #include "ember/ops.h"
 #include "placement/placement.h"
+#include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -219,6 +220,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   const char* op = "index_add_()";
   check_defined(*this, op, "self");
   check_defined(source, op, "source");
+  detail::check_writable(*this);
   if (EMBER_GRAD_RECORDING2(*this, source)) {
     autograd::detail::index_add_(const_cast<Tensor&>(*this), dim, index, source, alpha);
     return const_cast<Tensor&>(*this);

@@ -12,6 +12,7 @@
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
 #include "placement/placement.h"
+#include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -231,6 +232,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
   EMBER_CHECK_ARG(out.defined(), "matmul_out: undefined output");
+  detail::check_writable(out);
   if (EMBER_GRAD_RECORDING2(a, b) && (autograd::detail::requires_grad(a) || autograd::detail::requires_grad(b)))
     autograd::detail::throw_out_requires_grad("matmul");
   // The 2-D case writes straight into a contiguous output of the right dtype and device,

@@ -11,6 +11,8 @@
 // so their values do not depend on the launch shape. libtorch's own AVX2 path for float
 // randn of 16 or more elements uses approximate log/sincos: its values there differ from
 // ember's (and from libtorch's default-capability path) in the last bits.
+#include "dispatch/random_ops.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -29,16 +31,13 @@
 #include "ember/registry.h"
 #include "iter/elementwise_iter.h"
 #include "placement/placement.h"
+#include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
 
-using detail::DeviceEntry;
+namespace detail {
 
-namespace {
-
-// The generator an op on `device` draws from: the given one, which must be of the
-// device's type (libtorch's check_generator), else that type's default.
 GeneratorImpl* generator_for(const std::optional<Generator>& gen, Device device, const char* op) {
   if (!gen || !gen->defined()) {
     const Generator& fallback = device.is_cpu() ? detail::getDefaultCPUGenerator()
@@ -55,6 +54,19 @@ GeneratorImpl* generator_for(const std::optional<Generator>& gen, Device device,
       g->device().str(), device.str());
   return g;
 }
+
+Generator cpu_generator_for_device(const std::optional<Generator>& gen, Device device, const char* op) {
+  GeneratorImpl* g = generator_for(gen, device, op);
+  const auto [seed, offset] = static_cast<CounterGeneratorImpl*>(g)->reserve(2);
+  return createCPUGenerator(random_bits(seed, offset));
+}
+
+}  // namespace detail
+
+using detail::DeviceEntry;
+using detail::generator_for;
+
+namespace {
 
 // Runs a random kernel over `t`, a fresh contiguous tensor, drawing from `g`.
 void run_random(Op op, const Tensor& t, const detail::OpParams& p, GeneratorImpl* g) {
@@ -123,8 +135,9 @@ void check_floating(ScalarType t, const char* op) {
 template <class Make>
 Tensor& fill_from(const Tensor& self, const char* op, Make make) {
   EMBER_CHECK_ARG(self.defined(), "{}: undefined tensor", op);
-  // copy_ refuses a leaf that requires grad; refuse it before drawing, so that a failed
-  // fill leaves the generator where it was.
+  // copy_ refuses a leaf that requires grad and an inference tensor outside InferenceMode;
+  // refuse them before drawing, so that a failed fill leaves the generator where it was.
+  detail::check_writable(self);
   if (GradMode::is_enabled()) autograd::detail::check_inplace(self);
   Tensor target = self;
   std::vector<int64_t> perm;  // empty: self's own order
@@ -255,9 +268,7 @@ Tensor randperm(int64_t n, std::optional<Generator> gen, const TensorOptions& o)
   }
   // No kernel there (CUDA): shuffle on the CPU with a generator seeded from the device's
   // counters, so the CPU's own stream is not consumed, then move.
-  GeneratorImpl* g = generator_for(gen, dev.device, "randperm");
-  const auto [seed, offset] = static_cast<CounterGeneratorImpl*>(g)->reserve(2);
-  Generator local = detail::createCPUGenerator(detail::random_bits(seed, offset));
+  Generator local = detail::cpu_generator_for_device(gen, dev.device, "randperm");
   return randperm(n, local, opts.device(Device(kCPU, 0)).requires_grad(false)).to(dev.device);
 }
 

@@ -14,6 +14,7 @@
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
 #include "placement/placement.h"
+#include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -72,6 +73,7 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
                      const Scalar* value, int reduce) {
   check_defined(self, op, "self");
   check_defined(index, op, "index");
+  detail::check_writable(self);
   const int64_t d = detail::wrap_dim(dim, self.dim(), op);
   check_index_dims(op, self, index);
   if (src) {

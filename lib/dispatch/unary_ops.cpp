@@ -7,6 +7,7 @@
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/type_promotion.h"
 #include "ember/ops.h"
+#include "tensor/inference.h"
 
 namespace ember {
 
@@ -181,12 +182,13 @@ Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) const
 Tensor& Tensor::fill_(const Scalar& value) const {
   Tensor& self = const_cast<Tensor&>(*this);
   EMBER_CHECK_ARG(defined(), "fill_: undefined tensor");
+  detail::check_writable(*this);
   if (EMBER_GRAD_RECORDING(*this)) {
     autograd::detail::fill_(self, value);
     return self;
   }
   detail::fill_tensor(*this, value);
-  storage()->version_.fetch_add(1, std::memory_order_relaxed);
+  detail::bump_version(*this);
   return self;
 }
 Tensor& Tensor::zero_() const { return fill_(0); }

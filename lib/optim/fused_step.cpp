@@ -15,6 +15,7 @@
 #include "dispatch/kernel_table.h"
 #include "ember/device_api.h"
 #include "placement/placement.h"
+#include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember::optim::detail {
@@ -34,6 +35,10 @@ void run_fused_step(Op op, OptimArgs& a, const Tensor& p, const Tensor& grad, Te
   EMBER_CHECK_ARG(grad.dtype() == p.dtype(),
                   "{}: the gradient of parameter {} of group {} has dtype {}, but the parameter has dtype {}", optimizer,
                   index, group, name(grad.dtype()), name(p.dtype()));
+  // The update writes p and its state buffers in place (Note [Inference tensors]).
+  ember::detail::check_writable(p);
+  for (int k = 0; k < 3; ++k)
+    if (bufs[k] && bufs[k]->defined()) ember::detail::check_writable(*bufs[k]);
   DeviceScope scope(p.device());  // in place: the update runs where the parameter lives
   Tensor ins[2] = {p, grad};
   ember::detail::DeviceEntry& dev = ember::detail::place_op(op, ins, 2, p.dtype());
@@ -48,11 +53,12 @@ void run_fused_step(Op op, OptimArgs& a, const Tensor& p, const Tensor& grad, Te
   char** slots[3] = {&a.buf0, &a.buf1, &a.buf2};
   for (int k = 0; k < 3; ++k) *slots[k] = bufs[k] && bufs[k]->defined() ? static_cast<char*>(bufs[k]->data_ptr()) : nullptr;
   kernel(a);
-  p.storage()->version_.fetch_add(1, std::memory_order_relaxed);  // saved copies of p are now stale
+  ember::detail::bump_version(p);  // saved copies of p are now stale
   if (target.data_ptr() != p.data_ptr()) const_cast<Tensor&>(p).copy_(target);
 }
 
 void run_amp_unscale(Tensor& grad, double inv_scale, const Tensor& found_inf) {
+  ember::detail::check_writable(grad);
   DeviceScope scope(grad.device());
   Tensor ins[2] = {grad, found_inf};
   ember::detail::DeviceEntry& dev = ember::detail::place_op(Op::AmpUnscale, ins, 2, grad.dtype());
@@ -66,7 +72,7 @@ void run_amp_unscale(Tensor& grad, double inv_scale, const Tensor& found_inf) {
   a.lr = inv_scale;
   a.buf0 = static_cast<char*>(ins[1].data_ptr());
   kernel(a);
-  grad.storage()->version_.fetch_add(1, std::memory_order_relaxed);
+  ember::detail::bump_version(grad);
   if (target.data_ptr() != grad.data_ptr()) grad.copy_(target);
   // A flag that place_op had to copy elsewhere is read back from the copy.
   if (ins[1].data_ptr() != found_inf.data_ptr()) const_cast<Tensor&>(found_inf).copy_(ins[1]);

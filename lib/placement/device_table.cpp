@@ -134,7 +134,7 @@ void ensure_discovered(DeviceType type) {
 DeviceEntry* find_device(Device device) {
   ensure_discovered(device.type());
   const TypeTable& tt = table().types[static_cast<int>(device.type())];
-  int index = device.index();
+  const int index = device.compared_index();  // Device(kCPU) is cpu:0 (Note [CPU device index])
   if (index < 0 || index >= tt.count.load(std::memory_order_acquire)) return nullptr;
   return tt.entries[index].load(std::memory_order_acquire);
 }

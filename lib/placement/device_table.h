@@ -27,7 +27,7 @@ struct DeviceEntry {
   std::atomic<bool> used{false};  // first allocation or op has happened on the physical device
 };
 
-/// The entry of a concrete device (index >= 0), or nullptr when it does not exist.
+/// The entry of a concrete device (index >= 0, or Device(kCPU): cpu:0), or nullptr when it does not exist.
 DeviceEntry* find_device(Device device);
 /// All entries of one type, in index order.
 std::vector<DeviceEntry*> devices_of(DeviceType type);

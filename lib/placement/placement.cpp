@@ -99,6 +99,7 @@ bool scope_device(Device* out) {
 
 Device resolve_index(Device device) {
   if (device.has_index()) return device;
+  if (device.is_cpu()) return Device(kCPU, 0);  // "the CPU" (Note [CPU device index])
   // The innermost scope of that type, then the default device, then index 0.
   const ScopeStack& s = t_scopes;
   for (int i = s.depth - 1; i >= 0; --i)

@@ -15,8 +15,8 @@ namespace ember::detail {
 /// The innermost scope's device on this thread; false outside any scope.
 bool scope_device(Device* out);
 
-/// Fills a missing index: the innermost scope of that type, else the default device of
-/// that type, else index 0.
+/// Fills a missing index: cpu:0 for the CPU (Note [CPU device index]); for other types the
+/// innermost scope of that type, else the default device of that type, else index 0.
 Device resolve_index(Device device);
 
 /// The entry of the device an explicitly requested device maps to: the device itself

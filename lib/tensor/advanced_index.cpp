@@ -14,6 +14,7 @@
 #include "dispatch/index_ops.h"
 #include "ember/ops.h"
 #include "ember/warning.h"
+#include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -283,6 +284,7 @@ void put(const Tensor& self, const std::vector<TensorIndex>& indices, const Tens
          bool from_index_list) {
   EMBER_CHECK_ARG(self.defined(), "index_put_: self is an undefined tensor");
   EMBER_CHECK_ARG(value_in.defined(), "index_put_: the value is an undefined tensor");
+  detail::check_writable(self);
   EMBER_CHECK_ARG(!indices.empty(),
                   "Passing an empty index list to Tensor::index_put_() is not valid syntax");
   Tensor value = value_in;

@@ -89,8 +89,10 @@ EmptyOutputResize::~EmptyOutputResize() {
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  return Tensor(IntrusivePtr<TensorImpl>::adopt(
-      new TensorImpl(base.storage(), base.dtype(), sizes, strides, offset)));
+  auto* impl = new TensorImpl(base.storage(), base.dtype(), sizes, strides, offset);
+  // A view is what its base is, inside InferenceMode or not (Note [Inference tensors]).
+  impl->is_inference_ = base.unsafe_impl()->is_inference_;
+  return Tensor(IntrusivePtr<TensorImpl>::adopt(impl));
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {

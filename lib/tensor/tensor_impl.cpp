@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/check.h"
+#include "tensor/inference.h"
+
 namespace ember {
 
 namespace {
@@ -54,7 +57,23 @@ class FreeList {
 thread_local FreeList<sizeof(TensorImpl)> t_tensor_impls __attribute__((tls_model("initial-exec")));
 thread_local FreeList<sizeof(StorageImpl)> t_storage_impls __attribute__((tls_model("initial-exec")));
 
+// InferenceMode's flag (Note [Inference tensors]), defined beside the constructors that read
+// it so that each read is one TLS load with no wrapper call.
+thread_local bool t_inference_mode __attribute__((tls_model("initial-exec"))) = false;
+
 }  // namespace
+
+namespace detail {
+bool inference_mode() { return t_inference_mode; }
+void set_inference_mode(bool enabled) { t_inference_mode = enabled; }
+void throw_inplace_on_inference() {
+  EMBER_THROW(
+      InvalidArgument,
+      "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+      "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+      "details.");
+}
+}  // namespace detail
 
 void* TensorImpl::operator new(size_t) { return t_tensor_impls.take(); }
 void TensorImpl::operator delete(void* p) { t_tensor_impls.give(p); }
@@ -67,12 +86,17 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
       sizes_(sizes),
       strides_(strides),
       storage_offset_(storage_offset),
-      dtype_(dtype) {
+      dtype_(dtype),
+      is_inference_(t_inference_mode) {
   refresh();
 }
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
-    : storage_(std::move(storage)), sizes_(sizes), strides_(sizes.size()), dtype_(dtype) {
+    : storage_(std::move(storage)),
+      sizes_(sizes),
+      strides_(sizes.size()),
+      dtype_(dtype),
+      is_inference_(t_inference_mode) {
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides_[i] = s;

@@ -1,0 +1,37 @@
+#pragma once
+// Note [Inference tensors]
+// libtorch's InferenceMode (c10::InferenceMode, ember/autograd.h): while it is enabled on a
+// thread, grad mode is off and every TensorImpl made there is an inference tensor (a bit
+// its constructor reads from a thread-local; views copy their base's bit instead).
+// Inference tensors have no version counter: in-place writes do not bump it and
+// _version() refuses. Outside InferenceMode they may not be written in place, saved for
+// backward or made to require grad (libtorch 1.13's errors); ops on them there make normal
+// tensors. Normal tensors written inside InferenceMode keep counting versions. The cost
+// for everyone else: one thread-local read per new tensor, one bit test per in-place write.
+
+#include <atomic>
+
+#include "ember/tensor.h"
+
+namespace ember::detail {
+
+/// Whether InferenceMode is enabled on this thread (the flag new TensorImpls copy).
+bool inference_mode();
+void set_inference_mode(bool enabled);
+
+[[noreturn]] void throw_inplace_on_inference();
+
+/// Before an in-place or out= write into t: an inference tensor only inside InferenceMode.
+inline void check_writable(const Tensor& t) {
+  if (__builtin_expect(t.unsafe_impl()->is_inference_, 0) && !inference_mode()) throw_inplace_on_inference();
+}
+
+/// After an in-place or out= write into t: autograd's version counter (Note [Autograd]),
+/// which inference tensors do not have.
+inline void bump_version(const Tensor& t) {
+  const TensorImpl* impl = t.unsafe_impl();
+  if (__builtin_expect(!impl->is_inference_, 1))
+    impl->storage_->version_.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace ember::detail

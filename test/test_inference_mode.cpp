@@ -1,0 +1,239 @@
+// InferenceMode (libtorch's c10::InferenceMode): the guard, inference tensors, their
+// version counters and libtorch 1.13's errors outside the mode (Note [Inference tensors]).
+#include <catch2/catch.hpp>
+
+#include <ember/ember.h>
+
+#include <string>
+#include <thread>
+
+#include "test_util.h"
+
+using namespace ember;
+using Catch::Matchers::Equals;
+using ember_test::dvalues;
+
+namespace {
+
+// libtorch 1.13's texts, checked against the installed libtorch.
+const char* const kInplace =
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+    "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.";
+const char* const kNoVersion = "Inference tensors do not track version counter.";
+const char* const kSaved =
+    "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
+    "tensor and use it in autograd.";
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// The storage's counter itself: _version() refuses inference tensors.
+uint32_t storage_version(const Tensor& t) { return t.storage()->version_.load(); }
+
+Tensor inference_ones(int64_t n) {
+  InferenceMode guard;
+  return ones({n});
+}
+
+}  // namespace
+
+TEST_CASE("inference mode: the guard turns grad mode off, nests, and restores both modes") {
+  CHECK_FALSE(InferenceMode::is_enabled());
+  CHECK(GradMode::is_enabled());
+  {
+    InferenceMode guard;
+    CHECK(InferenceMode::is_enabled());
+    CHECK_FALSE(GradMode::is_enabled());
+    {
+      InferenceMode inner;
+      CHECK(InferenceMode::is_enabled());
+      {
+        // As libtorch: a disabled guard inside turns grad mode back on.
+        InferenceMode off(false);
+        CHECK_FALSE(InferenceMode::is_enabled());
+        CHECK(GradMode::is_enabled());
+        CHECK_FALSE(ones({1}).is_inference());
+      }
+      CHECK(InferenceMode::is_enabled());
+      CHECK_FALSE(GradMode::is_enabled());
+    }
+    bool other_thread = true;
+    std::thread([&] { other_thread = InferenceMode::is_enabled() || !GradMode::is_enabled(); }).join();
+    CHECK_FALSE(other_thread);
+  }
+  CHECK_FALSE(InferenceMode::is_enabled());
+  CHECK(GradMode::is_enabled());
+  {
+    NoGradGuard no_grad;
+    { InferenceMode guard; }
+    CHECK_FALSE(GradMode::is_enabled());  // the previous grad mode comes back, not "on"
+    InferenceMode off(false);
+    CHECK(GradMode::is_enabled());
+  }
+}
+
+TEST_CASE("inference mode: tensors made inside are inference tensors with their values, and record nothing") {
+  Tensor w = tensor({1.0, 2.0, 3.0}, kFloat).requires_grad_();
+  Tensor normal = tensor({4.0, 5.0, 6.0}, kFloat);
+  Tensor y, r, v, vn;
+  {
+    InferenceMode guard;
+    y = w * 2 + normal;  // an op on normal tensors makes an inference tensor
+    CHECK(y.is_inference());
+    CHECK_FALSE(y.requires_grad());
+    CHECK(y.grad_fn() == nullptr);
+    CHECK(dvalues(y) == std::vector<double>{6, 9, 12});
+    // Creation options still apply: a leaf that requires grad, and an inference tensor.
+    r = ones({2}, TensorOptions().requires_grad(true));
+    CHECK(r.is_inference());
+    CHECK(r.requires_grad());
+    CHECK_FALSE((r * 2).requires_grad());
+    v = y.view({3, 1});
+    vn = normal.view({3, 1});  // a view is what its base is, as libtorch
+    CHECK(v.is_inference());
+    CHECK_FALSE(vn.is_inference());
+  }
+  CHECK_FALSE(normal.is_inference());
+  CHECK(y.narrow(0, 1, 2).is_inference());
+  CHECK(y.detach().is_inference());
+  CHECK(y.to(kFloat).is_inference());  // the same tensor
+  // Outside the mode, ops on inference tensors make normal ones.
+  Tensor z = y * 2;
+  CHECK_FALSE(z.is_inference());
+  CHECK_FALSE(y.clone().is_inference());
+  CHECK(dvalues(z) == std::vector<double>{12, 18, 24});
+  CHECK_THROWS_AS(Tensor().is_inference(), InvalidArgument);
+}
+
+TEST_CASE("inference mode: in-place writes keep no version on inference tensors; normal ones still count") {
+  Tensor n = zeros({3});
+  Tensor a;
+  {
+    InferenceMode guard;
+    a = zeros({3});
+    const uint32_t before = storage_version(a);
+    a.add_(1);
+    a.mul_(3);
+    a.view({3}).fill_(2);
+    a.copy_(ones({3}) * 4);
+    CHECK(storage_version(a) == before);
+    CHECK(dvalues(a) == std::vector<double>{4, 4, 4});
+    CHECK_THAT(message_of([&] { (void)a._version(); }), Equals(kNoVersion));
+    // A normal tensor written inside the mode bumps its counter as usual (libtorch too).
+    n.add_(1);
+    CHECK(n._version() == 1);
+    n.view({3}).mul_(2);
+    CHECK(n._version() == 2);
+  }
+  CHECK(dvalues(n) == std::vector<double>{2, 2, 2});
+  CHECK_THAT(message_of([&] { (void)a._version(); }), Equals(kNoVersion));
+}
+
+TEST_CASE("inference mode: an in-place write on an inference tensor outside the mode is refused, unchanged") {
+  Tensor a = inference_ones(3);
+  Tensor idx = tensor({int64_t(0)});
+  const std::vector<std::function<void()>> writes = {
+      [&] { a.add_(1); },
+      [&] { a.mul_(a); },
+      [&] { a.view({3}).sub_(1); },
+      [&] { a.narrow(0, 1, 1).zero_(); },
+      [&] { a.fill_(7); },
+      [&] { a.relu_(); },
+      [&] { a.clamp_(0, 0.5); },
+      [&] { a.copy_(zeros({3})); },
+      [&] { a.uniform_(); },
+      [&] { a.normal_(); },
+      [&] { a.bernoulli_(0.5); },
+      [&] { a.exponential_(); },
+      [&] { a.masked_fill_(tensor({true, false, true}), 5.0); },
+      [&] { a.scatter_(0, idx, 9.0); },
+      [&] { a.index_add_(0, idx, ones({1})); },
+      [&] { a.index_put_({idx}, zeros({1})); },
+      [&] { a.index_put_({indexing::Slice(0, 2)}, 3.0); },
+      [&] { add_out(a, ones({3}), ones({3})); },
+      [&] { matmul_out(a, ones({3, 2}), ones({2})); },
+  };
+  for (size_t i = 0; i < writes.size(); ++i) {
+    INFO("write " << i);
+    CHECK_THAT(message_of(writes[i]), Equals(kInplace));
+    CHECK(dvalues(a) == std::vector<double>{1, 1, 1});
+  }
+  // Reading is fine, and so is writing a normal tensor from an inference one.
+  Tensor n = zeros({3});
+  n.copy_(a);
+  n.add_(a);
+  CHECK(dvalues(n) == std::vector<double>{2, 2, 2});
+  // A clone is a normal tensor (libtorch's advice).
+  Tensor c = a.clone();
+  c.add_(1);
+  CHECK(dvalues(c) == std::vector<double>{2, 2, 2});
+  // Inside the mode again, the same writes are allowed.
+  InferenceMode guard;
+  a.add_(1);
+  CHECK(dvalues(a) == std::vector<double>{2, 2, 2});
+}
+
+TEST_CASE("inference mode: requires_grad_ on an inference tensor, inside and outside the mode") {
+  Tensor a = inference_ones(2);
+  CHECK_THAT(message_of([&] { a.requires_grad_(true); }),
+             Equals("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."));
+  CHECK_FALSE(a.requires_grad());
+  CHECK_NOTHROW(a.requires_grad_(false));
+  {
+    InferenceMode guard;
+    a.requires_grad_(true);
+  }
+  CHECK(a.requires_grad());
+}
+
+TEST_CASE("inference mode: an inference tensor backward would need is refused; one it would not is fine") {
+  Tensor a = inference_ones(3);
+  Tensor w = tensor({1.0, 2.0, 3.0}, kFloat).requires_grad_();
+  // Saved for w's gradient: refused, as libtorch (MulBackward0 saves the other operand).
+  CHECK_THAT(message_of([&] { (void)(w * a); }), Equals(kSaved));
+  CHECK_THAT(message_of([&] { (void)(a * w); }), Equals(kSaved));
+  CHECK_THAT(message_of([&] { (void)maximum(w, a); }), Equals(kSaved));
+  Tensor mask;
+  {
+    InferenceMode guard;
+    mask = a.gt(0);
+  }
+  CHECK_THAT(message_of([&] { (void)where(mask, w, w); }), Equals(kSaved));  // the condition is saved
+  CHECK_THAT(message_of([&] { (void)addcmul(a, w, a); }), Equals(kSaved));
+  CHECK_THAT(message_of([&] { (void)mm(w.view({1, 3}), a.view({3, 1})); }), Equals(kSaved));
+  // Not saved: add, sub, remainder's first operand, where's branches, lerp's end with a
+  // number weight, addcmul's self. libtorch accepts these too.
+  Tensor y = w + a - a * 0.5 + w % a + where(w.gt(1), w, a) + lerp(w, a, 0.25) + addcmul(w, a, a);
+  CHECK_FALSE(y.is_inference());
+  y.sum().backward();
+  // d/dw: 1 + 1 + (w > 1) + 0.75 + 1.
+  CHECK(dvalues(w.grad()) == std::vector<double>{3.75, 4.75, 4.75});
+  // An in-place op whose other operand would be saved leaves its target unchanged.
+  Tensor t = w * 1;
+  CHECK_THAT(message_of([&] { t.mul_(a); }), Equals(kSaved));
+  CHECK(dvalues(t) == std::vector<double>{1, 2, 3});
+  CHECK(t._version() == 0);
+  // A clone is a normal tensor that autograd may save.
+  Tensor z = w * a.clone();
+  z.sum().backward();
+  CHECK(dvalues(w.grad()) == std::vector<double>{4.75, 5.75, 5.75});
+}
+
+TEST_CASE("inference mode: inference tensors made on another device and by every creation path") {
+  InferenceMode guard;
+  CHECK(arange(4).is_inference());
+  CHECK(tensor({1, 2}).is_inference());
+  CHECK(rand({2}).is_inference());
+  CHECK(zeros_like(ones({2})).is_inference());
+  float data[2] = {1, 2};
+  CHECK(from_blob(data, {2}, kFloat).is_inference());
+  CHECK(cat({ones({1}), ones({1})}).is_inference());
+  CHECK(ones({2, 2}).t().contiguous().is_inference());
+  CHECK(std::get<0>(ones({3}).max(0)).is_inference());
+}
