@@ -175,3 +175,9 @@ TEST_CASE("creation: libtorch's dtype spellings") {
   CHECK(zeros({2}, kByte).element_size() == 1);
   CHECK(zeros({2}, kShort).element_size() == 2);
 }
+
+TEST_CASE("creation: a zero-element shape whose strides overflow int64 is refused", "[creation]") {
+  CHECK_THROWS_WITH(ember::empty({0, 1, 4294967295, 4294967295}),
+                    "tensor sizes [0, 1, 4294967295, 4294967295] give strides beyond int64");
+  CHECK(ember::empty({0, 4294967295}).numel() == 0);  // the outermost stride is never multiplied
+}

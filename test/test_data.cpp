@@ -452,7 +452,15 @@ TEST_CASE("data: MNIST reads IDX files and checks them", "[data]") {
   put_u32(huge, 0xffffffffu);
   put_u32(huge, 0xffffffffu);
   write(dir.file("train-images-idx3-ubyte"), huge);
-  CHECK_THROWS_WITH(ds::MNIST(dir.path), Catch::Contains("more than 2^64"));
+  CHECK_THROWS_WITH(ds::MNIST(dir.path), Catch::Contains("more than 2^63"));
+  // No images, but an image size whose pixel count is no int64 (found by fuzz_idx).
+  std::string empty_huge;
+  put_u32(empty_huge, 2051);
+  put_u32(empty_huge, 0);
+  put_u32(empty_huge, 0xffffffffu);
+  put_u32(empty_huge, 0xffffffffu);
+  write(dir.file("train-images-idx3-ubyte"), empty_huge);
+  CHECK_THROWS_WITH(ds::MNIST(dir.path), Catch::Contains("more than 2^63"));
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include "ember/data/datasets/mnist.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -70,13 +71,15 @@ std::string join_path(const std::string& root, const char* file) {
 Tensor read_idx_images(const unsigned char* data, size_t size, const std::string& name) {
   const std::vector<uint32_t> header = read_header(data, size, name, kImageMagic, 3, "image");
   const uint64_t count = header[0], rows = header[1], cols = header[2];
-  uint64_t pixels = 0;
-  const bool overflow = __builtin_mul_overflow(count, rows, &pixels) || __builtin_mul_overflow(pixels, cols, &pixels);
+  // One image's pixels must fit int64 too: they are a stride, even when there are no images.
+  uint64_t image = 0, pixels = 0;
+  const bool overflow = __builtin_mul_overflow(rows, cols, &image) || image > uint64_t(INT64_MAX) ||
+                        __builtin_mul_overflow(count, image, &pixels) || pixels > uint64_t(INT64_MAX);
   const size_t body = size - 16;
   if (overflow || pixels != body) {
     throw InvalidArgument(name + ": the header says " + std::to_string(count) + " images of " + std::to_string(rows) +
                           "x" + std::to_string(cols) + " pixels (" +
-                          (overflow ? std::string("more than 2^64") : std::to_string(pixels)) +
+                          (overflow ? std::string("more than 2^63") : std::to_string(pixels)) +
                           " bytes), but the file holds " + std::to_string(body) + " bytes after its 16-byte header");
   }
   return bytes_tensor(data + 16, {int64_t(count), 1, int64_t(rows), int64_t(cols)});

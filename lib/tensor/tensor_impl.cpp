@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <new>
+#include <string>
 
 #include "core/check.h"
 #include "tensor/inference.h"
@@ -100,7 +101,12 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides_[i] = s;
-    s *= sizes[i] > 0 ? sizes[i] : 1;
+    // Zero-element shapes skip the creation ops' size check, so huge dims can reach here.
+    if (__builtin_expect(__builtin_mul_overflow(s, sizes[i] > 0 ? sizes[i] : 1, &s), 0) && i > 0) {
+      std::string text;
+      for (int64_t v : sizes) text += (text.empty() ? "" : ", ") + std::to_string(v);
+      throw InvalidArgument("tensor sizes [" + text + "] give strides beyond int64");
+    }
   }
   int64_t n = 1;
   for (int64_t v : sizes) n *= v;
