@@ -1,5 +1,5 @@
-// libtorch's MNIST training program with an MLP in place of its convolutions (until the
-// convolutional layers land): MNIST-format IDX files read through ember::data with
+// libtorch's MNIST training program with an MLP in place of its convolutions (mnist_cnn
+// has libtorch's network itself): MNIST-format IDX files read through ember::data with
 // Normalize + Stack, two loader workers, SGD with momentum, log_softmax + nll_loss, and a
 // progress line per epoch.
 // Use: mnist_mlp [directory with the four MNIST files]. Without one it writes a small

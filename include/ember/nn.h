@@ -1,9 +1,12 @@
 #pragma once
-/// ember::nn: modules, containers, layers, nn::functional, nn::init and nn::utils (libtorch's torch::nn).
+/// ember::nn: modules, containers, layers (convolution, pooling, padding and dropout included),
+/// nn::functional, nn::init and nn::utils (libtorch's torch::nn).
 
 #include "ember/nn/activation.h"
 #include "ember/nn/cloneable.h"
 #include "ember/nn/container.h"
+#include "ember/nn/conv.h"
+#include "ember/nn/dropout.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/nn/layers.h"
@@ -11,5 +14,7 @@
 #include "ember/nn/module.h"
 #include "ember/nn/options.h"
 #include "ember/nn/ordered_dict.h"
+#include "ember/nn/padding.h"
 #include "ember/nn/pimpl.h"
+#include "ember/nn/pooling.h"
 #include "ember/nn/utils.h"

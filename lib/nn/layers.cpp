@@ -1,6 +1,7 @@
-// Linear, Embedding, LayerNorm, Dropout.
+// Linear, Flatten, Embedding, LayerNorm, Dropout.
 #include "ember/nn/layers.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/check.h"
@@ -38,6 +39,22 @@ Tensor LinearImpl::forward(const Tensor& input) { return functional::linear(inpu
 void LinearImpl::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "ember::nn::Linear(in_features=" << options.in_features()
          << ", out_features=" << options.out_features() << ", bias=" << options.bias() << ")";
+}
+
+Tensor FlattenImpl::forward(const Tensor& input) {
+  EMBER_CHECK_ARG(input.defined(), "Flatten: undefined input tensor");
+  // libtorch checks the order of the wrapped dims with this text.
+  const int64_t n = std::max<int64_t>(input.dim(), 1);
+  const int64_t start = options.start_dim() < 0 ? options.start_dim() + n : options.start_dim();
+  const int64_t end = options.end_dim() < 0 ? options.end_dim() + n : options.end_dim();
+  EMBER_CHECK_ARG(start < 0 || end < 0 || start >= n || end >= n || start <= end,
+                  "flatten() has invalid args: start_dim cannot come after end_dim");
+  return input.flatten(options.start_dim(), options.end_dim());
+}
+
+void FlattenImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim()
+         << ")";
 }
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options_) {

@@ -210,4 +210,10 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
   return nn::functional::smooth_l1_loss(input, target, nn::functional::SmoothL1LossFuncOptions(reduction).beta(beta));
 }
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
+                int64_t ignore_index) {
+  return nn::functional::nll_loss(
+      input, target,
+      nn::functional::NLLLossFuncOptions().weight(weight).reduction(reduction).ignore_index(ignore_index));
+}
 }  // namespace ember

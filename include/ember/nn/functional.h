@@ -43,4 +43,7 @@ EMBER_API Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r
 EMBER_API Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
 EMBER_API Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean,
                                 double beta = 1.0);
+/// at::nll_loss: F::nll_loss with the weight, reduction and ignore_index as arguments.
+EMBER_API Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                          Reduction reduction = kMean, int64_t ignore_index = -100);
 }  // namespace ember

@@ -1,5 +1,5 @@
 #pragma once
-/// Layers with parameters or modes: Linear, Embedding, LayerNorm, Dropout (libtorch's
+/// Layers with parameters or modes: Linear, Flatten, Embedding, LayerNorm, Dropout (libtorch's
 /// parameter names and default initialisation).
 
 #include "ember/nn/cloneable.h"
@@ -25,6 +25,18 @@ class EMBER_API LinearImpl : public Cloneable<LinearImpl> {
   Tensor bias;  // undefined with bias(false)
 };
 EMBER_MODULE(Linear);
+
+/// Merges the dims start_dim .. end_dim of its input (by default all but the batch dim).
+class EMBER_API FlattenImpl : public Cloneable<FlattenImpl> {
+ public:
+  explicit FlattenImpl(const FlattenOptions& options = {}) : options(options) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  FlattenOptions options;
+};
+EMBER_MODULE(Flatten);
 
 /// A lookup table: weight (num_embeddings, embedding_dim) ~ N(0, 1), padding row zeroed.
 class EMBER_API EmbeddingImpl : public Cloneable<EmbeddingImpl> {

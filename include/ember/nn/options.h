@@ -28,6 +28,12 @@ struct EMBER_API LinearOptions {
   EMBER_ARG(bool, bias) = true;
 };
 
+/// Flatten's dims: start_dim .. end_dim merge into one (negative dims count from the end).
+struct EMBER_API FlattenOptions {
+  EMBER_ARG(int64_t, start_dim) = 1;
+  EMBER_ARG(int64_t, end_dim) = -1;
+};
+
 struct EMBER_API EmbeddingOptions {
   EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
       : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}

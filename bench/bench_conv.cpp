@@ -1,0 +1,235 @@
+// The convolutional stack, ember beside libtorch in one run (interleaved, so the ratios
+// hold on a noisy machine), forward + backward on the CPU:
+//  1. conv2d of the LeNet layer (64 x 1 x 28 x 28, 10 filters 5 x 5; the input is data,
+//     so only weight and bias get gradients) and of a ResNet layer (32 x 64 x 56 x 56,
+//     64 filters 3 x 3, padding 1, input gradient too);
+//  2. max_pool2d (MNIST's 2 x 2 over 64 x 10 x 24 x 24; ResNet's 3 x 3 stride 2 padding 1
+//     over 32 x 64 x 56 x 56) and adaptive_avg_pool2d (ResNet's head, 32 x 512 x 7 x 7 to
+//     1 x 1; bins that overlap, 32 x 64 x 30 x 30 to 7 x 7);
+//  3. one training step of libtorch's MNIST network, batch 64 (forward, nll_loss,
+//     backward, SGD with momentum), dropout masks included.
+// Use: ember_bench_conv [repetitions, default 5]; prints the median time of each side.
+#include <ember/ember.h>
+#ifdef EMBER_BENCH_WITH_TORCH
+#include <torch/torch.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Seconds per call of fn, over enough calls to take about 0.2 s (after one warm-up call).
+double time_per_call(const std::function<void()>& fn) {
+  fn();
+  int calls = 1;
+  for (;;) {
+    const auto start = Clock::now();
+    for (int i = 0; i < calls; ++i) fn();
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    if (s > 0.2 || calls >= 1 << 12) return s / calls;
+    calls *= 2;
+  }
+}
+
+struct Case {
+  std::string name;
+  std::function<void()> ours;
+  std::function<void()> theirs;  // empty without libtorch
+};
+
+// libtorch's MNIST network, written once per library (NN: ember::nn or torch::nn).
+template <class Module, class Conv2d, class Conv2dOptions, class Dropout2d, class Linear>
+struct MnistNet : Module {
+  MnistNet() : conv1(Conv2dOptions(1, 10, 5)), conv2(Conv2dOptions(10, 20, 5)), fc1(320, 50), fc2(50, 10) {
+    this->register_module("conv1", conv1);
+    this->register_module("conv2", conv2);
+    this->register_module("conv2_drop", conv2_drop);
+    this->register_module("fc1", fc1);
+    this->register_module("fc2", fc2);
+  }
+  Conv2d conv1, conv2;
+  Dropout2d conv2_drop;
+  Linear fc1, fc2;
+};
+
+using EmberNet = MnistNet<ember::nn::Module, ember::nn::Conv2d, ember::nn::Conv2dOptions,
+                          ember::nn::Dropout2d, ember::nn::Linear>;
+
+ember::Tensor forward(EmberNet& n, ember::Tensor x) {
+  x = ember::relu(ember::max_pool2d(n.conv1->forward(x), 2));
+  x = ember::relu(ember::max_pool2d(n.conv2_drop->forward(n.conv2->forward(x)), 2));
+  x = ember::relu(n.fc1->forward(x.view({-1, 320})));
+  x = ember::dropout(x, 0.5, n.is_training());
+  return ember::log_softmax(n.fc2->forward(x), 1);
+}
+
+#ifdef EMBER_BENCH_WITH_TORCH
+using TorchNet = MnistNet<torch::nn::Module, torch::nn::Conv2d, torch::nn::Conv2dOptions,
+                          torch::nn::Dropout2d, torch::nn::Linear>;
+
+torch::Tensor forward(TorchNet& n, torch::Tensor x) {
+  x = torch::relu(torch::max_pool2d(n.conv1->forward(x), 2));
+  x = torch::relu(torch::max_pool2d(n.conv2_drop->forward(n.conv2->forward(x)), 2));
+  x = torch::relu(n.fc1->forward(x.view({-1, 320})));
+  x = torch::dropout(x, 0.5, n.is_training());
+  return torch::log_softmax(n.fc2->forward(x), 1);
+}
+
+torch::Tensor to_torch(const ember::Tensor& e) {
+  ember::Tensor c = e.contiguous();
+  return torch::from_blob(c.data_ptr(), c.sizes().vec(), torch::kFloat).clone();
+}
+#endif
+
+// fwd + bwd of a conv2d layer: the sum of its output back through input (when asked), weight and bias.
+Case conv_case(const std::string& name, std::vector<int64_t> in, std::vector<int64_t> w, int64_t padding,
+               bool input_grad) {
+  Case c;
+  c.name = name;
+  auto x = std::make_shared<ember::Tensor>(ember::randn(in).requires_grad_(input_grad));
+  auto wt = std::make_shared<ember::Tensor>(ember::randn(w).requires_grad_());
+  auto b = std::make_shared<ember::Tensor>(ember::randn({w[0]}).requires_grad_());
+  c.ours = [=] {
+    ember::conv2d(*x, *wt, *b, 1, padding).sum().backward();
+    wt->mutable_grad() = ember::Tensor();
+    b->mutable_grad() = ember::Tensor();
+    if (input_grad) x->mutable_grad() = ember::Tensor();
+  };
+#ifdef EMBER_BENCH_WITH_TORCH
+  auto tx = std::make_shared<torch::Tensor>(to_torch(*x).requires_grad_(input_grad));
+  auto tw = std::make_shared<torch::Tensor>(to_torch(*wt).requires_grad_());
+  auto tb = std::make_shared<torch::Tensor>(to_torch(*b).requires_grad_());
+  c.theirs = [=] {
+    torch::conv2d(*tx, *tw, *tb, 1, padding).sum().backward();
+    tw->mutable_grad().reset();
+    tb->mutable_grad().reset();
+    if (input_grad) tx->mutable_grad().reset();
+  };
+#endif
+  return c;
+}
+
+// The libtorch side of a pooling case (nothing without libtorch).
+#ifdef EMBER_BENCH_WITH_TORCH
+#define TORCH_OP(call) [](const torch::Tensor& x) { return torch::call; }
+#else
+#define TORCH_OP(call) nullptr
+#endif
+
+template <class EmberOp, class TorchOp>
+Case pool_case(const std::string& name, std::vector<int64_t> in, EmberOp ours, TorchOp theirs) {
+  Case c;
+  c.name = name;
+  auto x = std::make_shared<ember::Tensor>(ember::randn(in).requires_grad_());
+  c.ours = [=] {
+    ours(*x).sum().backward();
+    x->mutable_grad() = ember::Tensor();
+  };
+#ifdef EMBER_BENCH_WITH_TORCH
+  auto tx = std::make_shared<torch::Tensor>(to_torch(*x).requires_grad_());
+  c.theirs = [=] {
+    theirs(*tx).sum().backward();
+    tx->mutable_grad().reset();
+  };
+#else
+  (void)theirs;
+#endif
+  return c;
+}
+
+Case mnist_step_case() {
+  Case c;
+  c.name = "MNIST CNN training step, batch 64";
+  ember::manual_seed(1);
+  auto net = std::make_shared<EmberNet>();
+  auto opt =
+      std::make_shared<ember::optim::SGD>(net->parameters(), ember::optim::SGDOptions(0.01).momentum(0.5));
+  auto x = std::make_shared<ember::Tensor>(ember::randn({64, 1, 28, 28}));
+  auto y = std::make_shared<ember::Tensor>(ember::randint(0, 10, {64}));
+  c.ours = [=] {
+    opt->zero_grad();
+    ember::Tensor loss = ember::nll_loss(forward(*net, *x), *y);
+    loss.backward();
+    opt->step();
+  };
+#ifdef EMBER_BENCH_WITH_TORCH
+  torch::manual_seed(1);
+  auto tnet = std::make_shared<TorchNet>();
+  auto topt =
+      std::make_shared<torch::optim::SGD>(tnet->parameters(), torch::optim::SGDOptions(0.01).momentum(0.5));
+  auto tx = std::make_shared<torch::Tensor>(to_torch(*x));
+  ember::Tensor yd = y->contiguous();
+  auto ty = std::make_shared<torch::Tensor>(torch::from_blob(yd.data_ptr(), {64}, torch::kLong).clone());
+  c.theirs = [=] {
+    topt->zero_grad();
+    torch::Tensor loss = torch::nll_loss(forward(*tnet, *tx), *ty);
+    loss.backward();
+    topt->step();
+  };
+#endif
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+  ember::manual_seed(0);
+  std::vector<Case> cases;
+  cases.push_back(
+      conv_case("conv2d LeNet 64x1x28x28, 10 filters 5x5", {64, 1, 28, 28}, {10, 1, 5, 5}, 0, false));
+  cases.push_back(conv_case("conv2d ResNet 32x64x56x56, 64 filters 3x3 pad 1", {32, 64, 56, 56},
+                            {64, 64, 3, 3}, 1, true));
+  cases.push_back(pool_case(
+      "max_pool2d 2x2 of 64x10x24x24", {64, 10, 24, 24},
+      [](const ember::Tensor& x) { return ember::max_pool2d(x, 2); }, TORCH_OP(max_pool2d(x, 2))));
+  cases.push_back(pool_case(
+      "max_pool2d 3x3 s2 p1 of 32x64x56x56", {32, 64, 56, 56},
+      [](const ember::Tensor& x) { return ember::max_pool2d(x, 3, 2, 1); },
+      TORCH_OP(max_pool2d(x, 3, 2, 1))));
+  cases.push_back(pool_case(
+      "adaptive_avg_pool2d 32x512x7x7 -> 1x1", {32, 512, 7, 7},
+      [](const ember::Tensor& x) {
+        return ember::adaptive_avg_pool2d(x, {1, 1});
+      },
+      TORCH_OP(adaptive_avg_pool2d(x, {1, 1}))));
+  cases.push_back(pool_case(
+      "adaptive_avg_pool2d 32x64x30x30 -> 7x7", {32, 64, 30, 30},
+      [](const ember::Tensor& x) {
+        return ember::adaptive_avg_pool2d(x, {7, 7});
+      },
+      TORCH_OP(adaptive_avg_pool2d(x, {7, 7}))));
+  cases.push_back(mnist_step_case());
+
+  std::printf("== forward + backward, CPU, float32 (median of %d; ms per call)\n", reps);
+  std::printf("%-50s %10s %10s %8s\n", "case", "ember", "libtorch", "ratio");
+  for (const Case& c : cases) {
+    std::vector<double> ours, theirs;
+    for (int r = 0; r < reps; ++r) {
+      ours.push_back(time_per_call(c.ours));
+      if (c.theirs) theirs.push_back(time_per_call(c.theirs));
+    }
+    const double e = median(ours) * 1e3;
+    if (theirs.empty()) {
+      std::printf("%-50s %10.3f %10s %8s\n", c.name.c_str(), e, "-", "-");
+    } else {
+      const double t = median(theirs) * 1e3;
+      std::printf("%-50s %10.3f %10.3f %7.2fx\n", c.name.c_str(), e, t, e / t);
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,31 @@
+#pragma once
+// The sliding windows of an (N, C, H, W) tensor (im2col) as one differentiable op, and the
+// output-size rules, shared by the convolutions and the pooling layers.
+
+#include <array>
+#include <cstdint>
+
+#include "ember/tensor.h"
+
+namespace ember::nn::detail {
+
+/// A 2-D window: kernel size, stride and dilation along H and W.
+struct Window2d {
+  int64_t kh, kw, sh, sw, dh, dw;
+};
+
+/// The dims of a windows tensor, for `order`.
+enum WindowDim : int { kWinBatch, kWinChannel, kWinKernelH, kWinKernelW, kWinOutH, kWinOutW };
+
+/// w[n][c][i][j][oh][ow] = x[n][c][oh*sh + i*dh][ow*sw + j*dw] for oh < out_h, ow < out_w
+/// (every window inside x), as a contiguous tensor with its dims in `order`. Recorded as
+/// Im2ColBackward0, whose gradient adds each window back where it came from.
+Tensor sliding_windows(const Tensor& x, const Window2d& w, int64_t out_h, int64_t out_w,
+                       const std::array<int, 6>& order);
+
+/// libtorch's pooling output size: floor (or ceil) of (in + pads - dilated kernel) / stride
+/// + 1, where in ceil mode the last window must start inside the input or its left pad.
+int64_t pooling_output_size(int64_t in, int64_t kernel, int64_t pad_l, int64_t pad_r, int64_t stride,
+                            int64_t dilation, bool ceil_mode);
+
+}  // namespace ember::nn::detail
