@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fake_accelerator.h"
+#include "nn_test_util.h"
 #include "test_util.h"
 
 using namespace ember;
@@ -26,22 +27,11 @@ namespace {
 
 Tensor leaf(IntArrayRef sizes) { return (rand(sizes, kDouble) * 2 - 1).requires_grad_(); }
 
-template <class Fn>
-bool check(Fn f, const variable_list& inputs) {
-  return autograd::gradcheck([&](const variable_list& v) -> variable_list { return {f(v)}; }, inputs);
-}
+using nn_test::check;
+using nn_test::printed;
 
 void expect_values(const Tensor& got, const std::vector<double>& want) {
-  auto g = dvalues(got);
-  REQUIRE(g.size() == want.size());
-  for (size_t i = 0; i < g.size(); ++i) CHECK(g[i] == Approx(want[i]).epsilon(1e-6).margin(1e-12));
-}
-
-template <class T>
-std::string printed(const T& m) {
-  std::ostringstream s;
-  s << m;
-  return s.str();
+  nn_test::expect_values(got, want, 1e-6);
 }
 
 // Runs f, which must throw E with exactly `text`, and checks that `input` kept its values.

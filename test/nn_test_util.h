@@ -1,0 +1,33 @@
+#pragma once
+// Helpers of the nn layer tests (conv, pooling): gradcheck of a one-output function,
+// values within a relative tolerance, and a module's printed form.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace nn_test {
+
+template <class Fn>
+bool check(Fn f, const ember::autograd::variable_list& inputs) {
+  return ember::autograd::gradcheck(
+      [&](const ember::autograd::variable_list& v) -> ember::autograd::variable_list { return {f(v)}; }, inputs);
+}
+
+inline void expect_values(const ember::Tensor& got, const std::vector<double>& want, double rel) {
+  const auto g = ember_test::dvalues(got);
+  REQUIRE(g.size() == want.size());
+  for (size_t i = 0; i < g.size(); ++i) CHECK(g[i] == Approx(want[i]).epsilon(rel).margin(1e-12));
+}
+
+template <class T>
+std::string printed(const T& m) {
+  std::ostringstream s;
+  s << m;
+  return s.str();
+}
+
+}  // namespace nn_test
