@@ -6,7 +6,9 @@
 //  2. max_pool2d (MNIST's 2 x 2 over 64 x 10 x 24 x 24; ResNet's 3 x 3 stride 2 padding 1
 //     over 32 x 64 x 56 x 56) and adaptive_avg_pool2d (ResNet's head, 32 x 512 x 7 x 7 to
 //     1 x 1; bins that overlap, 32 x 64 x 30 x 30 to 7 x 7);
-//  3. one training step of libtorch's MNIST network, batch 64 (forward, nll_loss,
+//  3. batch_norm2d in training mode (the ResNet layer's 32 x 64 x 56 x 56, and the LeNet
+//     activation's 64 x 10 x 24 x 24), gradients of input, weight and bias;
+//  4. one training step of libtorch's MNIST network, batch 64 (forward, nll_loss,
 //     backward, SGD with momentum), dropout masks included.
 // Use: ember_bench_conv [repetitions, default 5]; prints the median time of each side.
 #include <ember/ember.h>
@@ -150,6 +152,35 @@ Case pool_case(const std::string& name, std::vector<int64_t> in, EmberOp ours, T
   return c;
 }
 
+// Training-mode batch norm (running statistics updated) with gradients of input, weight
+// and bias.
+Case batch_norm_case(const std::string& name, std::vector<int64_t> in) {
+  Case c;
+  c.name = name;
+  const int64_t ch = in[1];
+  auto x = std::make_shared<ember::Tensor>(ember::randn(in).requires_grad_());
+  auto w = std::make_shared<ember::Tensor>(ember::rand({ch}).requires_grad_());
+  auto b = std::make_shared<ember::Tensor>(ember::randn({ch}).requires_grad_());
+  auto rm = std::make_shared<ember::Tensor>(ember::zeros({ch}));
+  auto rv = std::make_shared<ember::Tensor>(ember::ones({ch}));
+  c.ours = [=] {
+    ember::batch_norm(*x, *w, *b, *rm, *rv, true, 0.1, 1e-5).sum().backward();
+    for (auto* t : {x.get(), w.get(), b.get()}) t->mutable_grad() = ember::Tensor();
+  };
+#ifdef EMBER_BENCH_WITH_TORCH
+  auto tx = std::make_shared<torch::Tensor>(to_torch(*x).requires_grad_());
+  auto tw = std::make_shared<torch::Tensor>(to_torch(*w).requires_grad_());
+  auto tb = std::make_shared<torch::Tensor>(to_torch(*b).requires_grad_());
+  auto trm = std::make_shared<torch::Tensor>(torch::zeros({ch}));
+  auto trv = std::make_shared<torch::Tensor>(torch::ones({ch}));
+  c.theirs = [=] {
+    torch::batch_norm(*tx, *tw, *tb, *trm, *trv, true, 0.1, 1e-5, false).sum().backward();
+    for (auto* t : {tx.get(), tw.get(), tb.get()}) t->mutable_grad().reset();
+  };
+#endif
+  return c;
+}
+
 Case mnist_step_case() {
   Case c;
   c.name = "MNIST CNN training step, batch 64";
@@ -212,6 +243,8 @@ int main(int argc, char** argv) {
         return ember::adaptive_avg_pool2d(x, {7, 7});
       },
       TORCH_OP(adaptive_avg_pool2d(x, {7, 7}))));
+  cases.push_back(batch_norm_case("batch_norm2d train 32x64x56x56", {32, 64, 56, 56}));
+  cases.push_back(batch_norm_case("batch_norm2d train 64x10x24x24", {64, 10, 24, 24}));
   cases.push_back(mnist_step_case());
 
   std::printf("== forward + backward, CPU, float32 (median of %d; ms per call)\n", reps);

@@ -19,44 +19,15 @@
 namespace {
 
 using crosscheck::as_torch;
+using crosscheck::check_close;
+using crosscheck::ember_error;
+using crosscheck::fresh_seed;
+using crosscheck::same_forward_backward;
+using crosscheck::torch_error;
 namespace EF = ember::nn::functional;
 namespace TF = torch::nn::functional;
 using EInputs = std::vector<ember::Tensor>;
 using TInputs = std::vector<torch::Tensor>;
-
-uint64_t fresh_seed() {
-  static std::random_device rd;
-  return (uint64_t(rd()) << 32) | rd();
-}
-
-void check_close(const ember::Tensor& e, const torch::Tensor& t, double tol, const std::string& what) {
-  INFO(what);
-  REQUIRE(e.sizes().vec() == t.sizes().vec());
-  const torch::Tensor d = (as_torch(e).to(torch::kDouble) - t.to(torch::kDouble)).abs();
-  const torch::Tensor scale = t.to(torch::kDouble).abs() + 1;
-  const double worst = d.numel() == 0 ? 0 : (d / scale).max().item<double>();
-  INFO("largest difference relative to |libtorch's| + 1: " << worst);
-  CHECK(worst <= tol);
-}
-
-// Runs both sides on the same leaves (views applied inside the functions), then backward
-// with the same random gradient, and compares the results and every leaf's gradient.
-void same_forward_backward(const std::string& what, const EInputs& leaves,
-                           const std::function<ember::Tensor(const EInputs&)>& ours,
-                           const std::function<torch::Tensor(const TInputs&)>& theirs, double tol) {
-  TInputs tleaves;
-  for (const ember::Tensor& e : leaves)
-    tleaves.push_back(e.defined() ? as_torch(e.detach()).requires_grad_(e.requires_grad()) : torch::Tensor());
-  const ember::Tensor y = ours(leaves);
-  const torch::Tensor ty = theirs(tleaves);
-  check_close(y, ty, tol, what + ": forward");
-  const ember::Tensor g = ember::randn(y.sizes(), y.dtype());
-  y.backward(g);
-  ty.backward(as_torch(g));
-  for (size_t i = 0; i < leaves.size(); ++i)
-    if (leaves[i].defined() && leaves[i].requires_grad())
-      check_close(leaves[i].grad(), tleaves[i].grad(), tol, what + ": grad " + std::to_string(i));
-}
 
 ember::Tensor leaf(std::vector<int64_t> sizes, ember::ScalarType dt = ember::kDouble) {
   return ember::randn(sizes, dt).requires_grad_();
@@ -68,24 +39,6 @@ struct Conv2dCase {
   int64_t groups;
   bool bias;
 };
-
-std::string ember_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ember::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-std::string torch_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "<no error>";
-}
 
 template <class T>
 std::string printed(const T& m) {

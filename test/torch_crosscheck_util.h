@@ -1,8 +1,15 @@
 #pragma once
-// Shared by the libtorch cross-check files: ember's dtypes beside libtorch's, and an
-// ember tensor's values as a libtorch tensor of the same dtype and shape.
+// Shared by the libtorch cross-check files: ember's dtypes beside libtorch's, an ember
+// tensor's values as a libtorch tensor of the same dtype and shape, and the comparisons of
+// the layer cross-checks (values, gradients, error texts).
 #include <ember/ember.h>
 #include <torch/torch.h>
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
 
 namespace crosscheck {
 
@@ -19,6 +26,64 @@ inline torch::ScalarType to_torch(ember::ScalarType t) { return kTorchTypes[stat
 inline torch::Tensor as_torch(const ember::Tensor& e) {
   ember::Tensor d = e.to(ember::kDouble).contiguous();
   return torch::from_blob(d.data_ptr(), d.sizes().vec(), torch::kDouble).clone().to(to_torch(e.dtype()));
+}
+
+inline uint64_t fresh_seed() {
+  static std::random_device rd;
+  return (uint64_t(rd()) << 32) | rd();
+}
+
+/// Same shape and dtype, and every element within tol of libtorch's relative to
+/// |libtorch's| + 1.
+inline void check_close(const ember::Tensor& e, const torch::Tensor& t, double tol, const std::string& what) {
+  INFO(what);
+  REQUIRE(e.sizes().vec() == t.sizes().vec());
+  CHECK(to_torch(e.dtype()) == t.scalar_type());
+  const torch::Tensor d = (as_torch(e).to(torch::kDouble) - t.to(torch::kDouble)).abs();
+  const torch::Tensor scale = t.to(torch::kDouble).abs() + 1;
+  const double worst = d.numel() == 0 ? 0 : (d / scale).max().item<double>();
+  INFO("largest difference relative to |libtorch's| + 1: " << worst);
+  CHECK(worst <= tol);
+}
+
+/// Runs both sides on the same leaves (views applied inside the functions), then backward
+/// with the same random gradient, and compares the results and every leaf's gradient.
+inline void same_forward_backward(const std::string& what, const std::vector<ember::Tensor>& leaves,
+                                  const std::function<ember::Tensor(const std::vector<ember::Tensor>&)>& ours,
+                                  const std::function<torch::Tensor(const std::vector<torch::Tensor>&)>& theirs,
+                                  double tol) {
+  std::vector<torch::Tensor> tleaves;
+  for (const ember::Tensor& e : leaves)
+    tleaves.push_back(e.defined() ? as_torch(e.detach()).requires_grad_(e.requires_grad()) : torch::Tensor());
+  const ember::Tensor y = ours(leaves);
+  const torch::Tensor ty = theirs(tleaves);
+  check_close(y, ty, tol, what + ": forward");
+  const ember::Tensor g = ember::randn(y.sizes(), y.dtype());
+  y.backward(g);
+  ty.backward(as_torch(g));
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (leaves[i].defined() && leaves[i].requires_grad())
+      check_close(leaves[i].grad(), tleaves[i].grad(), tol, what + ": grad " + std::to_string(i));
+}
+
+/// The message of the ember::Error that f throws, or "<no error>".
+inline std::string ember_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ember::Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+/// The message (without backtrace) of the c10::Error that f throws, or "<no error>".
+inline std::string torch_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const c10::Error& e) {
+    return e.what_without_backtrace();
+  }
+  return "<no error>";
 }
 
 }  // namespace crosscheck

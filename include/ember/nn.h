@@ -1,5 +1,5 @@
 #pragma once
-/// ember::nn: modules, containers, layers (convolution, pooling, padding and dropout included),
+/// ember::nn: modules, containers, layers (convolution, pooling, normalization, padding and dropout),
 /// nn::functional, nn::init and nn::utils (libtorch's torch::nn).
 
 #include "ember/nn/activation.h"
@@ -12,6 +12,7 @@
 #include "ember/nn/layers.h"
 #include "ember/nn/loss.h"
 #include "ember/nn/module.h"
+#include "ember/nn/normalization.h"
 #include "ember/nn/options.h"
 #include "ember/nn/ordered_dict.h"
 #include "ember/nn/padding.h"

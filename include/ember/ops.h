@@ -135,6 +135,60 @@ EMBER_API Tensor gelu(const Tensor& x);
 /// x where x > 0, negative_slope * x elsewhere (floating dtypes); leaky_relu_ in place.
 EMBER_API Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope = 0.01);
 EMBER_API Tensor& leaky_relu_(Tensor& x, const Scalar& negative_slope = 0.01);
+// The other activations of libtorch's ATen (lib/nn/activations.cpp): floating dtypes only,
+// except hardtanh, relu6 and threshold, which take integers too (not bool); x_ in place.
+/// gelu(x, "tanh"): 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))); "none" is gelu(x).
+EMBER_API Tensor gelu(const Tensor& x, std::string_view approximate);
+/// scale * x where x > 0, scale * alpha * (exp(input_scale * x) - 1) elsewhere.
+EMBER_API Tensor elu(const Tensor& x, const Scalar& alpha = 1, const Scalar& scale = 1,
+                     const Scalar& input_scale = 1);
+EMBER_API Tensor& elu_(Tensor& x, const Scalar& alpha = 1, const Scalar& scale = 1,
+                       const Scalar& input_scale = 1);
+/// elu with libtorch's fixed alpha and scale.
+EMBER_API Tensor selu(const Tensor& x);
+EMBER_API Tensor& selu_(Tensor& x);
+/// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha must not be 0.
+EMBER_API Tensor celu(const Tensor& x, const Scalar& alpha = 1.0);
+EMBER_API Tensor& celu_(Tensor& x, const Scalar& alpha = 1.0);
+/// x clamped to [min_val, max_val] (gradient 0 outside the open interval).
+EMBER_API Tensor hardtanh(const Tensor& x, const Scalar& min_val = -1, const Scalar& max_val = 1);
+EMBER_API Tensor& hardtanh_(Tensor& x, const Scalar& min_val = -1, const Scalar& max_val = 1);
+/// hardtanh(x, 0, 6).
+EMBER_API Tensor relu6(const Tensor& x);
+EMBER_API Tensor& relu6_(Tensor& x);
+/// x * relu6(x + 3) / 6.
+EMBER_API Tensor hardswish(const Tensor& x);
+EMBER_API Tensor& hardswish_(Tensor& x);
+/// relu6(x + 3) / 6.
+EMBER_API Tensor hardsigmoid(const Tensor& x);
+EMBER_API Tensor& hardsigmoid_(Tensor& x);
+/// log(1 + exp(beta x)) / beta, or x where beta x > threshold.
+EMBER_API Tensor softplus(const Tensor& x, const Scalar& beta = 1, const Scalar& threshold = 20);
+/// x - lambd where x > lambd, x + lambd where x < -lambd, 0 elsewhere (lambd >= 0).
+EMBER_API Tensor softshrink(const Tensor& x, const Scalar& lambd = 0.5);
+/// 0 where -lambd <= x <= lambd, x elsewhere.
+EMBER_API Tensor hardshrink(const Tensor& x, const Scalar& lambd = 0.5);
+/// value where x <= threshold, x elsewhere.
+EMBER_API Tensor threshold(const Tensor& x, const Scalar& threshold, const Scalar& value);
+EMBER_API Tensor& threshold_(Tensor& x, const Scalar& threshold, const Scalar& value);
+/// x where x > 0, weight * x elsewhere; weight: one value, or one per channel (dim 1).
+EMBER_API Tensor prelu(const Tensor& x, const Tensor& weight);
+/// Training: each x <= 0 times a slope drawn from U(lower, upper), in x's element order
+/// (libtorch's draws for a seed); otherwise leaky_relu(x, (lower + upper) / 2).
+EMBER_API Tensor rrelu(const Tensor& x, const Scalar& lower = 1.0 / 8, const Scalar& upper = 1.0 / 3,
+                       bool training = false, std::optional<Generator> generator = {});
+EMBER_API Tensor& rrelu_(Tensor& x, const Scalar& lower = 1.0 / 8, const Scalar& upper = 1.0 / 3,
+                         bool training = false, std::optional<Generator> generator = {});
+/// a * sigmoid(b), a and b the two halves of x along dim.
+EMBER_API Tensor glu(const Tensor& x, int64_t dim = -1);
+/// log(sigmoid(x)), computed without overflow.
+EMBER_API Tensor log_sigmoid(const Tensor& x);
+/// x * sigmoid(x).
+EMBER_API Tensor silu(const Tensor& x);
+EMBER_API Tensor& silu_(Tensor& x);
+/// x * tanh(softplus(x)).
+EMBER_API Tensor mish(const Tensor& x);
+EMBER_API Tensor& mish_(Tensor& x);
 EMBER_API Tensor floor(const Tensor& x);
 EMBER_API Tensor ceil(const Tensor& x);
 /// Half to even, as torch.round.
