@@ -166,6 +166,23 @@ TEST_CASE("nn activation: backward names and gradients at the kinks follow libto
   expect_values(grad(threshold(x, 1, 5)), {0, 0, 0, 0, 1});
   expect_values(grad(softplus(x)), dvalues(sigmoid(x.detach())));
   expect_values(grad(elu(x)), {std::exp(-3.), std::exp(-1.), 1, 1, 1});
+  // hardtanh passes the gradient through at NaN, as libtorch's kernel does.
+  const Tensor nan = tensor({std::nan("")}, kDouble).requires_grad_();
+  CHECK(autograd::grad({hardtanh(nan).sum()}, {nan})[0].item<double>() == 1);
+}
+
+TEST_CASE("nn activation: the recorded nodes' formulas are differentiable (double backward)") {
+  manual_seed(21);
+  for (auto f : std::vector<std::function<Tensor(const Tensor&)>>{
+           [](const Tensor& t) { return elu(t); }, [](const Tensor& t) { return softplus(t); },
+           [](const Tensor& t) { return mish(t); }, [](const Tensor& t) { return gelu(t, "tanh"); },
+           [](const Tensor& t) { return leaky_relu(t, 0.2); }}) {
+    auto input_grad = [&](const variable_list& v) {
+      const Tensor y = f(v[0]);
+      return autograd::grad({(y * y).sum()}, {v[0]}, {}, true, true)[0];
+    };
+    CHECK(check(input_grad, {leaf({6})}));
+  }
 }
 
 TEST_CASE("nn activation: in-place forms modify and return their input") {

@@ -75,6 +75,12 @@ TEST_CASE("nn loss: binary_cross_entropy with weight, the -100 log clamp and the
         return F::binary_cross_entropy(v[0], v[1], F::BinaryCrossEntropyFuncOptions().weight(v[2]));
       },
       {prob_leaf({2, 3}), prob_leaf({2, 3}), leaf({3})}));
+  // At input 0 or 1 the gradient is libtorch's g (x - t) / max(x (1 - x), 1e-12), not 0 / 0.
+  const Tensor edge = tensor({0.0, 1.0, 0.5}, kDouble).requires_grad_();
+  F::binary_cross_entropy(edge, tensor({0.0, 1.0, 0.3}, kDouble)).backward();
+  values(edge.grad(), {0, 0, 0.2 / 0.25 / 3});
+  CHECK(binary_cross_entropy(edge, tensor({0.0, 1.0, 0.3}, kDouble), {}, kNone).grad_fn()->name() ==
+        "BinaryCrossEntropyBackward0");
   CHECK_THROWS_WITH(F::binary_cross_entropy(f.pin * 3, f.t01),
                     Equals("binary_cross_entropy: all elements of input should be between 0 and 1"));
   CHECK_THROWS_WITH(

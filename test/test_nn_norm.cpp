@@ -32,7 +32,9 @@ void expect_error(const std::function<void()>& f, const std::string& text) {
   CHECK_THROWS_WITH(f(), Equals(text));
 }
 
-Tensor leaf(IntArrayRef sizes, double scale = 1.0) { return (randn(sizes, kDouble) * scale).requires_grad_(); }
+Tensor leaf(IntArrayRef sizes, double scale = 1.0) {
+  return (randn(sizes, kDouble) * scale).requires_grad_();
+}
 
 // The pow(1.5) ramp of libtorch's reference runs: (4, 3, 2) float32.
 Tensor ramp() { return arange(24, kFloat).reshape({4, 3, 2}).pow(1.5); }
@@ -44,6 +46,9 @@ TEST_CASE("nn norm: BatchNorm1d with momentum unset keeps the cumulative average
   const Tensor y = bn(ramp());
   bn(ramp() * 2);
   nn_test::expect_values(y.sum(0), {-0.2754, 0.2754, -0.2867, 0.2867, -0.2904, 0.2904}, 2e-3);
+  const Tensor x = ramp().to(kDouble);
+  const Tensor want = (x - x.mean({0, 2}, true)) / (x.var({0, 2}, false, true) + 1e-5).sqrt();
+  CHECK(y.to(kDouble).allclose(want, 1e-5, 1e-5));
   nn_test::expect_values(bn->running_mean, {52.8460, 66.3388, 81.5385}, 1e-5);
   nn_test::expect_values(bn->running_var, {2588.0034, 3217.3562, 3823.1382}, 1e-6);
   CHECK(bn->num_batches_tracked.item<int64_t>() == 2);
@@ -87,7 +92,8 @@ TEST_CASE("nn norm: BatchNorm2d modules, train and eval, state and printing") {
   CHECK(bn->running_var.allclose(var * 0.1 + 0.9, 1e-5, 1e-6));
   bn->eval();
   const Tensor e = bn(x);
-  const Tensor want = (x - bn->running_mean.view({1, 2, 1, 1})) / (bn->running_var.view({1, 2, 1, 1}) + 1e-5).sqrt();
+  const Tensor want =
+      (x - bn->running_mean.view({1, 2, 1, 1})) / (bn->running_var.view({1, 2, 1, 1}) + 1e-5).sqrt();
   CHECK(e.allclose(want, 1e-5, 1e-6));
   CHECK(bn->num_batches_tracked.item<int64_t>() == 1);
   bn->reset_running_stats();
@@ -120,24 +126,57 @@ TEST_CASE("nn norm: batch norm of an empty batch and libtorch's errors") {
   expect_error([] { nn::BatchNorm1d(3)(randn({2, 3, 4, 5})); }, "expected 2D or 3D input (got 4D input)");
   expect_error([] { nn::BatchNorm2d(3)(randn({2, 3, 4})); }, "expected 4D input (got 3D input)");
   expect_error([] { nn::BatchNorm3d(3)(randn({2, 3, 4})); }, "expected 5D input (got 3D input)");
-  expect_error([] { nn::BatchNorm1d(3)(randn({1, 3})); },
-               "Expected more than 1 value per channel when training, got input size [1, 3]");
+  expect_error(
+      [] {
+        nn::BatchNorm1d(3)(randn({1, 3}));
+      },
+      "Expected more than 1 value per channel when training, got input size [1, 3]");
   expect_error([] { nn::BatchNorm1d(4)(randn({2, 3})); }, "running_mean should contain 3 elements not 4");
-  expect_error([&] { F::batch_norm(x, Tensor(), Tensor()); }, "running_mean must be defined in evaluation mode");
-  expect_error([&] { F::batch_norm(x, zeros({3}), Tensor()); }, "running_var must be defined in evaluation mode");
-  expect_error([&] { F::batch_norm(x, zeros({2}), ones({3})); }, "running_mean should contain 3 elements not 2");
+  expect_error([&] { F::batch_norm(x, Tensor(), Tensor()); },
+               "running_mean must be defined in evaluation mode");
+  expect_error([&] { F::batch_norm(x, zeros({3}), Tensor()); },
+               "running_var must be defined in evaluation mode");
+  expect_error([&] { F::batch_norm(x, zeros({2}), ones({3})); },
+               "running_mean should contain 3 elements not 2");
   expect_error([&] { F::batch_norm(x, zeros({3}), ones({3}), F::BatchNormFuncOptions().weight(ones({2}))); },
                "weight should contain 3 elements not 2");
   expect_error([&] { F::batch_norm(x, zeros({3}), ones({3}), F::BatchNormFuncOptions().bias(ones({2}))); },
                "bias should contain 3 elements not 2");
-  expect_error<NotImplemented>([] { F::batch_norm(ones({2, 3}, kLong), zeros({3}), ones({3})); },
-                               "\"batch_norm\" not implemented for 'Long'");
+  expect_error<NotImplemented>(
+      [] {
+        F::batch_norm(ones({2, 3}, kLong), zeros({3}), ones({3}));
+      },
+      "\"batch_norm\" not implemented for 'Long'");
   expect_error([&] { F::batch_norm(x, zeros({3}), ones({3}, kDouble)); },
                "expected scalar type Float but found Double");
   // A failed call leaves the running statistics as they were.
   Tensor rm = zeros({3});
   CHECK_THROWS(F::batch_norm(x, rm, ones({3}), F::BatchNormFuncOptions().training(true).weight(ones({2}))));
   CHECK(rm.abs().sum().item<double>() == 0);
+  // A refused batch does not count either (the cumulative average stays right).
+  nn::BatchNorm1d counted(nn::BatchNorm1dOptions(3).momentum(std::nullopt));
+  CHECK_THROWS(counted(randn({1, 3})));
+  CHECK(counted->num_batches_tracked.item<int64_t>() == 0);
+  counted(randn({4, 3}));
+  CHECK(counted->num_batches_tracked.item<int64_t>() == 1);
+}
+
+TEST_CASE("nn norm: batch norm of strided inputs, and of half / bfloat16 inputs with float32 parameters") {
+  manual_seed(13);
+  // A permuted (channels-last-like) input through the batch norm node.
+  const Tensor base = leaf({2, 4, 3, 2});
+  CHECK(check([](const variable_list& v) {
+    return batch_norm(v[0].permute({0, 3, 1, 2}), v[1], v[2], {}, {}, true, 0.1, 1e-5);
+  }, {base, leaf({2}), leaf({2})}));
+  // Mixed precision: bfloat16 activations through a float32 BatchNorm2d.
+  nn::BatchNorm2d bn(3);
+  const Tensor x = randn({4, 3, 2, 2});
+  const Tensor y = bn(x.to(kBFloat16));
+  CHECK(y.dtype() == kBFloat16);
+  nn::BatchNorm2d reference(3);
+  CHECK(y.to(kFloat).allclose(reference(x.to(kBFloat16).to(kFloat)), 2e-2, 2e-2));
+  CHECK(bn->running_mean.dtype() == kFloat);
+  CHECK(bn->running_mean.allclose(reference->running_mean, 1e-6, 1e-6));
 }
 
 TEST_CASE("nn norm: batch norm gradients in float64 (train and eval) and double backward") {
@@ -161,14 +200,16 @@ TEST_CASE("nn norm: instance norm statistics, running averages and unbatched inp
   inm(ramp());
   nn_test::expect_values(inm->running_mean, {3.5231, 4.4226, 5.4359}, 1e-4);
   nn_test::expect_values(inm->running_var, {1.9670, 2.1934, 2.4185}, 1e-4);
-  CHECK(inm->num_batches_tracked.item<int64_t>() == 0);  // libtorch's instance norm does not count
+  CHECK(inm->num_batches_tracked.item<int64_t>() == 0);     // libtorch's instance norm does not count
   const Tensor y = inm(arange(6, kFloat).reshape({3, 2}));  // (C, L): one sample
   CHECK(y.sizes() == IntArrayRef({3, 2}));
   nn_test::expect_values(y, {-1, 1, -1, 1, -1, 1}, 1e-4);
   // Each (n, c) slice normalized on its own, with the affine per channel.
   const Tensor x = tensor({1.0, 3.0, 0.0, 4.0, 5.0, 5.0, 2.0, 2.0}, kDouble).view({2, 2, 2});
-  const Tensor out = F::instance_norm(
-      x, F::InstanceNormFuncOptions().eps(0).weight(tensor({1.0, 2.0}, kDouble)).bias(tensor({0.0, 1.0}, kDouble)));
+  const Tensor out = F::instance_norm(x, F::InstanceNormFuncOptions()
+                                             .eps(0)
+                                             .weight(tensor({1.0, 2.0}, kDouble))
+                                             .bias(tensor({0.0, 1.0}, kDouble)));
   CHECK(std::isnan(out[1][0][0].item<double>()));  // a constant slice has zero variance, eps 0
   nn_test::expect_values(out[0], {-1, 1, -1, 3}, 1e-12);
   CHECK(printed(*nn::InstanceNorm1d(3)) ==
@@ -178,10 +219,16 @@ TEST_CASE("nn norm: instance norm statistics, running averages and unbatched inp
   expect_error([] { nn::InstanceNorm1d(3)(randn({2, 3, 4, 5})); }, "expected 2D or 3D input (got 4D input)");
   expect_error([] { nn::InstanceNorm2d(3)(randn({2, 3})); }, "expected 3D or 4D input (got 2D input)");
   expect_error([] { nn::InstanceNorm3d(3)(randn({2, 3})); }, "expected 4D or 5D input (got 2D input)");
-  expect_error([] { nn::InstanceNorm1d(nn::InstanceNorm1dOptions(4).affine(true))(randn({2, 3, 5})); },
-               "weight should contain 6 elements not 8");
-  expect_error([] { F::instance_norm(randn({2, 3, 4}), F::InstanceNormFuncOptions().use_input_stats(false)); },
-               "Expected running_mean and running_var to be defined when use_input_stats is false");
+  expect_error(
+      [] {
+        nn::InstanceNorm1d(nn::InstanceNorm1dOptions(4).affine(true))(randn({2, 3, 5}));
+      },
+      "weight should contain 6 elements not 8");
+  expect_error(
+      [] {
+        F::instance_norm(randn({2, 3, 4}), F::InstanceNormFuncOptions().use_input_stats(false));
+      },
+      "Expected running_mean and running_var to be defined when use_input_stats is false");
   manual_seed(5);
   const Tensor a = leaf({2, 3, 4}), w = leaf({3}), b = leaf({3});
   CHECK(check([](const variable_list& v) { return instance_norm(v[0], v[1], v[2], {}, {}, true, 0.1, 1e-5); },
@@ -208,12 +255,14 @@ TEST_CASE("nn norm: group norm values, gradients, modules and errors") {
   CHECK(printed(*nn::GroupNorm(nn::GroupNormOptions(2, 4).affine(false).eps(1e-3))) ==
         "ember::nn::GroupNorm(2, 4, eps=0.001, affine=false)");
   const Tensor in = randn({2, 3, 4});
-  expect_error([&] { F::group_norm(in, F::GroupNormFuncOptions(2)); },
-               "Expected number of channels in input to be divisible by num_groups, but got input of shape [2, 3, "
-               "4] and num_groups=2");
-  expect_error([&] { F::group_norm(in, F::GroupNormFuncOptions(3).weight(ones({2}))); },
-               "Expected weight to be a vector of size equal to the number of channels in input, but got weight "
-               "of shape [2] and input of shape [2, 3, 4]");
+  expect_error(
+      [&] { F::group_norm(in, F::GroupNormFuncOptions(2)); },
+      "Expected number of channels in input to be divisible by num_groups, but got input of shape [2, 3, "
+      "4] and num_groups=2");
+  expect_error(
+      [&] { F::group_norm(in, F::GroupNormFuncOptions(3).weight(ones({2}))); },
+      "Expected weight to be a vector of size equal to the number of channels in input, but got weight "
+      "of shape [2] and input of shape [2, 3, 4]");
   expect_error([&] { F::group_norm(in, F::GroupNormFuncOptions(0)); },
                "Expected num groups to be greater than 0, got 0");
   CHECK_THROWS_AS(nn::GroupNorm(2, 3), InvalidArgument);
@@ -221,25 +270,32 @@ TEST_CASE("nn norm: group norm values, gradients, modules and errors") {
 
 TEST_CASE("nn norm: local response norm over 3-D and 4-D inputs, CrossMapLRN2d") {
   const Tensor in = arange(12, kFloat).reshape({1, 4, 3}).pow(2);
-  nn_test::expect_values(F::local_response_norm(in, F::LocalResponseNormFuncOptions(3)),
-                         {0, 0.9936, 3.9371, 8.7021, 15.0130, 22.3968, 30.1882, 37.6309, 44.0531, 68.0325,
-                          77.1452, 84.0877},
-                         1e-4);
+  nn_test::expect_values(
+      F::local_response_norm(in, F::LocalResponseNormFuncOptions(3)),
+      {0, 0.9936, 3.9371, 8.7021, 15.0130, 22.3968, 30.1882, 37.6309, 44.0531, 68.0325, 77.1452, 84.0877},
+      1e-4);
   nn::LocalResponseNorm lrn(nn::LocalResponseNormOptions(2).alpha(0.1).beta(0.5).k(2));
-  nn_test::expect_values(lrn(in.reshape({1, 4, 3, 1})),
-                         {0, 0.6984, 2.3905, 3.6590, 4.1520, 4.2843, 4.2769, 4.2196, 4.1481, 4.0763, 4.0095,
-                          3.9490},
-                         1e-4);
-  CHECK(printed(*nn::LocalResponseNorm(3)) == "ember::nn::LocalResponseNorm(3, alpha=0.0001, beta=0.75, k=1)");
+  nn_test::expect_values(
+      lrn(in.reshape({1, 4, 3, 1})),
+      {0, 0.6984, 2.3905, 3.6590, 4.1520, 4.2843, 4.2769, 4.2196, 4.1481, 4.0763, 4.0095, 3.9490}, 1e-4);
+  CHECK(printed(*nn::LocalResponseNorm(3)) ==
+        "ember::nn::LocalResponseNorm(3, alpha=0.0001, beta=0.75, k=1)");
   CHECK(printed(*lrn) == "ember::nn::LocalResponseNorm(2, alpha=0.1, beta=0.5, k=2)");
-  expect_error([] { F::local_response_norm(randn({2, 3}), F::LocalResponseNormFuncOptions(2)); },
-               "Expected 3D or higher dimensionality input (got 2 dimensions)");
-  expect_error([] { F::local_response_norm(randn({2, 3, 4}), F::LocalResponseNormFuncOptions(0)); },
-               "kernel size should be greater than zero, but got kH: 0 kW: 1");
+  expect_error(
+      [] {
+        F::local_response_norm(randn({2, 3}), F::LocalResponseNormFuncOptions(2));
+      },
+      "Expected 3D or higher dimensionality input (got 2 dimensions)");
+  expect_error(
+      [] {
+        F::local_response_norm(randn({2, 3, 4}), F::LocalResponseNormFuncOptions(0));
+      },
+      "kernel size should be greater than zero, but got kH: 0 kW: 1");
   manual_seed(2);
   const Tensor a = leaf({2, 5, 3});
-  CHECK(check([](const variable_list& v) { return F::local_response_norm(v[0], F::LocalResponseNormFuncOptions(3)); },
-              {a}));
+  CHECK(check(
+      [](const variable_list& v) { return F::local_response_norm(v[0], F::LocalResponseNormFuncOptions(3)); },
+      {a}));
 
   // CrossMapLRN2d, size 3 (window c - 1 .. c + 1) on 1..4 squared as channels.
   const Tensor x = arange(1, 5, kDouble).view({1, 4, 1, 1});

@@ -35,7 +35,8 @@ TEST_CASE("libtorch norm: batch_norm train and eval, values, gradients and runni
   ember::manual_seed(crosscheck::fresh_seed());
   for (ember::ScalarType dt : {ember::kFloat, ember::kDouble}) {
     const double tol = dt == ember::kFloat ? 2e-5 : 1e-11;
-    for (std::vector<int64_t> shape : {std::vector<int64_t>{5, 3}, {4, 3, 7}, {2, 3, 5, 4}, {2, 3, 2, 3, 2}}) {
+    for (std::vector<int64_t> shape :
+         {std::vector<int64_t>{5, 3}, {4, 3, 7}, {2, 3, 5, 4}, {2, 3, 2, 3, 2}}) {
       for (bool training : {true, false}) {
         const ember::Tensor w = leaf({3}, dt), b = leaf({3}, dt);
         const ember::Tensor rm = ember::randn({3}, dt), rv = ember::rand({3}, dt) + 0.5;
@@ -58,12 +59,24 @@ TEST_CASE("libtorch norm: batch_norm train and eval, values, gradients and runni
   }
 }
 
+TEST_CASE("libtorch norm: batch_norm gradients keep their precision when |mean| >> std") {
+  ember::manual_seed(crosscheck::fresh_seed());
+  const ember::Tensor w = leaf({3}, ember::kFloat), b = leaf({3}, ember::kFloat);
+  same_forward_backward(
+      "batch_norm of 100 + 0.1 N(0, 1), float32", {leaf({8, 3, 5, 5}, ember::kFloat), w, b},
+      [](const EInputs& v) { return ember::batch_norm(v[0] * 0.1 + 100, v[1], v[2], {}, {}, true, 0.1, 1e-5); },
+      [](const TInputs& v) {
+        return torch::batch_norm(v[0] * 0.1 + 100, v[1], v[2], {}, {}, true, 0.1, 1e-5, false);
+      },
+      2e-3);
+}
+
 TEST_CASE("libtorch norm: BatchNorm2d and BatchNorm1d modules over several steps") {
   for (bool cumulative : {false, true}) {
-    ember::nn::BatchNorm2d ebn(ember::nn::BatchNorm2dOptions(4).momentum(
-        cumulative ? std::nullopt : std::optional<double>(0.2)));
-    torch::nn::BatchNorm2d tbn(torch::nn::BatchNorm2dOptions(4).momentum(
-        cumulative ? c10::nullopt : c10::optional<double>(0.2)));
+    ember::nn::BatchNorm2d ebn(
+        ember::nn::BatchNorm2dOptions(4).momentum(cumulative ? std::nullopt : std::optional<double>(0.2)));
+    torch::nn::BatchNorm2d tbn(
+        torch::nn::BatchNorm2dOptions(4).momentum(cumulative ? c10::nullopt : c10::optional<double>(0.2)));
     for (int step = 0; step < 3; ++step) {
       const ember::Tensor x = ember::randn({3, 4, 5, 5}) * (step + 1);
       check_close(ebn(x), tbn(as_torch(x)), 2e-5, "train step " + std::to_string(step));
@@ -121,17 +134,24 @@ TEST_CASE("libtorch norm: group_norm, layer_norm, local_response_norm, CrossMapL
   }
   same_forward_backward(
       "layer_norm", {leaf({2, 3, 4}), leaf({3, 4}), leaf({3, 4})},
-      [](const EInputs& v) { return ember::layer_norm(v[0], {3, 4}, v[1], v[2], 1e-5); },
-      [](const TInputs& v) { return torch::layer_norm(v[0], {3, 4}, v[1], v[2], 1e-5); }, 1e-11);
+      [](const EInputs& v) {
+        return ember::layer_norm(v[0], {3, 4}, v[1], v[2], 1e-5);
+      },
+      [](const TInputs& v) {
+        return torch::layer_norm(v[0], {3, 4}, v[1], v[2], 1e-5);
+      },
+      1e-11);
   for (std::vector<int64_t> shape : {std::vector<int64_t>{2, 7, 5}, {2, 7, 3, 4}, {1, 5, 2, 2, 3}})
     for (int64_t size : {1, 2, 3, 4}) {
       same_forward_backward(
           "local_response_norm size " + std::to_string(size), {leaf(shape)},
           [&](const EInputs& v) {
-            return EF::local_response_norm(v[0], EF::LocalResponseNormFuncOptions(size).alpha(0.3).beta(0.6).k(2));
+            return EF::local_response_norm(v[0],
+                                           EF::LocalResponseNormFuncOptions(size).alpha(0.3).beta(0.6).k(2));
           },
           [&](const TInputs& v) {
-            return TF::local_response_norm(v[0], TF::LocalResponseNormFuncOptions(size).alpha(0.3).beta(0.6).k(2));
+            return TF::local_response_norm(v[0],
+                                           TF::LocalResponseNormFuncOptions(size).alpha(0.3).beta(0.6).k(2));
           },
           1e-11);
     }
@@ -150,7 +170,8 @@ TEST_CASE("libtorch norm: group_norm, layer_norm, local_response_norm, CrossMapL
       same_forward_backward(
           "normalize", {leaf({3, 4})},
           [&](const EInputs& v) { return EF::normalize(v[0], EF::NormalizeFuncOptions().p(p).dim(dim)); },
-          [&](const TInputs& v) { return TF::normalize(v[0], TF::NormalizeFuncOptions().p(p).dim(dim)); }, 1e-11);
+          [&](const TInputs& v) { return TF::normalize(v[0], TF::NormalizeFuncOptions().p(p).dim(dim)); },
+          1e-11);
 }
 
 TEST_CASE("libtorch norm: the same error texts") {
@@ -159,15 +180,22 @@ TEST_CASE("libtorch norm: the same error texts") {
   CHECK(ember_error([&] { EF::batch_norm(x, ember::zeros({2}), ember::ones({3})); }) ==
         torch_error([&] { TF::batch_norm(tx, torch::zeros(2), torch::ones(3)); }));
   CHECK(ember_error([&] { EF::batch_norm(x, {}, {}); }) == torch_error([&] { TF::batch_norm(tx, {}, {}); }));
-  CHECK(ember_error([&] { ember::nn::BatchNorm2d(3)(x); }) == torch_error([&] { torch::nn::BatchNorm2d(3)(tx); }));
-  CHECK(ember_error([&] { ember::nn::BatchNorm1d(3)(ember::randn({1, 3})); }) ==
-        torch_error([&] { torch::nn::BatchNorm1d(3)(torch::randn({1, 3})); }));
+  CHECK(ember_error([&] { ember::nn::BatchNorm2d(3)(x); }) ==
+        torch_error([&] { torch::nn::BatchNorm2d(3)(tx); }));
+  CHECK(ember_error([&] {
+          ember::nn::BatchNorm1d(3)(ember::randn({1, 3}));
+        }) == torch_error([&] {
+          torch::nn::BatchNorm1d(3)(torch::randn({1, 3}));
+        }));
   CHECK(ember_error([&] { EF::group_norm(x, EF::GroupNormFuncOptions(2)); }) ==
         torch_error([&] { TF::group_norm(tx, TF::GroupNormFuncOptions(2)); }));
   CHECK(ember_error([&] { EF::group_norm(x, EF::GroupNormFuncOptions(3).weight(ember::ones({2}))); }) ==
         torch_error([&] { TF::group_norm(tx, TF::GroupNormFuncOptions(3).weight(torch::ones(2))); }));
   CHECK(ember_error([&] { ember::nn::InstanceNorm3d(3)(x); }) ==
         torch_error([&] { torch::nn::InstanceNorm3d(3)(tx); }));
-  CHECK(ember_error([&] { EF::local_response_norm(ember::randn({2, 3}), 2); }) ==
-        torch_error([&] { TF::local_response_norm(torch::randn({2, 3}), 2); }));
+  CHECK(ember_error([&] {
+          EF::local_response_norm(ember::randn({2, 3}), 2);
+        }) == torch_error([&] {
+          TF::local_response_norm(torch::randn({2, 3}), 2);
+        }));
 }

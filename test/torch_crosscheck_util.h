@@ -13,11 +13,11 @@
 
 namespace crosscheck {
 
-inline const ember::ScalarType kTypes[] = {ember::kBool,  ember::kUInt8, ember::kInt8,     ember::kInt16,
-                                           ember::kInt32, ember::kInt64, ember::kHalf,     ember::kBFloat16,
+inline const ember::ScalarType kTypes[] = {ember::kBool,  ember::kUInt8, ember::kInt8, ember::kInt16,
+                                           ember::kInt32, ember::kInt64, ember::kHalf, ember::kBFloat16,
                                            ember::kFloat, ember::kDouble};
-inline const torch::ScalarType kTorchTypes[] = {torch::kBool,  torch::kUInt8, torch::kInt8,     torch::kInt16,
-                                                torch::kInt32, torch::kInt64, torch::kHalf,     torch::kBFloat16,
+inline const torch::ScalarType kTorchTypes[] = {torch::kBool,  torch::kUInt8, torch::kInt8, torch::kInt16,
+                                                torch::kInt32, torch::kInt64, torch::kHalf, torch::kBFloat16,
                                                 torch::kFloat, torch::kDouble};
 
 inline torch::ScalarType to_torch(ember::ScalarType t) { return kTorchTypes[static_cast<int>(t)]; }
@@ -48,10 +48,10 @@ inline void check_close(const ember::Tensor& e, const torch::Tensor& t, double t
 
 /// Runs both sides on the same leaves (views applied inside the functions), then backward
 /// with the same random gradient, and compares the results and every leaf's gradient.
-inline void same_forward_backward(const std::string& what, const std::vector<ember::Tensor>& leaves,
-                                  const std::function<ember::Tensor(const std::vector<ember::Tensor>&)>& ours,
-                                  const std::function<torch::Tensor(const std::vector<torch::Tensor>&)>& theirs,
-                                  double tol) {
+inline void same_forward_backward(
+    const std::string& what, const std::vector<ember::Tensor>& leaves,
+    const std::function<ember::Tensor(const std::vector<ember::Tensor>&)>& ours,
+    const std::function<torch::Tensor(const std::vector<torch::Tensor>&)>& theirs, double tol) {
   std::vector<torch::Tensor> tleaves;
   for (const ember::Tensor& e : leaves)
     tleaves.push_back(e.defined() ? as_torch(e.detach()).requires_grad_(e.requires_grad()) : torch::Tensor());

@@ -6,6 +6,7 @@
 #include "ember/nn/cloneable.h"
 #include "ember/nn/container.h"
 #include "ember/nn/conv.h"
+#include "ember/nn/conv_transpose.h"
 #include "ember/nn/dropout.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"

@@ -1,7 +1,7 @@
 // libtorch's ATen-level activations (torch::elu, hardtanh, softplus, threshold, prelu,
 // rrelu, glu, ...) composed from ordinary ops. The pointwise ones are computed without
 // recording and recorded as one libtorch-named node whose backward is a formula of
-// ember ops, as leaky_relu in activation_ops.cpp; prelu, glu and rrelu are plain
+// ember ops; prelu, glu and rrelu are plain
 // compositions whose gradients come from autograd. The in-place forms go through copy_.
 #include <cmath>
 #include <string>
@@ -117,13 +117,24 @@ Tensor& celu_(Tensor& x, const Scalar& alpha) {
 }
 
 // libtorch 1.13 clamps (max(min(x, max_val))), so min_val > max_val gives max_val everywhere.
+Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
+  check_floating(x, "leaky_relu");
+  return pointwise(
+      "LeakyReluBackward0", x, [&](const Tensor& t) { return where(t > 0, t, t * negative_slope); },
+      [negative_slope](const Tensor& t, const Tensor& g) { return where(t > 0, g, g * negative_slope); });
+}
+Tensor& leaky_relu_(Tensor& x, const Scalar& negative_slope) {
+  return in_place(x, [&](const Tensor& t) { return leaky_relu(t, negative_slope); });
+}
+
 Tensor hardtanh(const Tensor& x, const Scalar& min_val, const Scalar& max_val) {
   EMBER_CHECK_ARG(x.defined(), "hardtanh: undefined tensor");
   EMBER_CHECK_ARG(x.dtype() != kBool, "Bool inputs not supported for hardtanh");
   const Scalar lo = bound(x, min_val), hi = bound(x, max_val);
   return pointwise(
       "HardtanhBackward0", x, [&](const Tensor& t) { return clamp_max(clamp_min(t, lo), hi); },
-      [lo, hi](const Tensor& t, const Tensor& g) { return where(logical_and(t > lo, t < hi), g, 0); });
+      // libtorch's (x <= min || x >= max) ? 0 : g, which passes g through at NaN.
+      [lo, hi](const Tensor& t, const Tensor& g) { return where(logical_or(t <= lo, t >= hi), 0, g); });
 }
 Tensor& hardtanh_(Tensor& x, const Scalar& min_val, const Scalar& max_val) {
   return in_place(x, [&](const Tensor& t) { return hardtanh(t, min_val, max_val); });

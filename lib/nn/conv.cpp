@@ -12,120 +12,18 @@
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
 #include "ember/ops.h"
+#include "nn/conv_checks.h"
 #include "nn/sliding_windows.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
 
 using ember::detail::shape_str;
+using nn::detail::batchify;
+using nn::detail::ConvParams;
+using nn::detail::expand_param;
 
 namespace {
-
-// caffe2's TypeMeta names, which libtorch's bias-type message prints.
-const char* type_meta_name(ScalarType t) {
-  switch (t) {
-    case kBool:
-      return "bool";
-    case kUInt8:
-      return "unsigned char";
-    case kInt8:
-      return "signed char";
-    case kInt16:
-      return "short int";
-    case kInt32:
-      return "int";
-    case kInt64:
-      return "long int";
-    case kHalf:
-      return "c10::Half";
-    case kBFloat16:
-      return "c10::BFloat16";
-    case kFloat:
-      return "float";
-    case kDouble:
-      return "double";
-  }
-  return "?";
-}
-
-// (N, C, spatial...) or unbatched (C, spatial...): the batched form and whether it was.
-std::pair<Tensor, bool> batchify(const Tensor& input, int64_t spatial, const char* op) {
-  EMBER_CHECK_ARG(input.defined(), "{}: the input is an undefined tensor", op);
-  const int64_t no_batch = spatial + 1, batch = spatial + 2;
-  const bool batched = input.dim() == batch;
-  EMBER_CHECK_ARG(input.dim() == no_batch || batched,
-                  "Expected {}D (unbatched) or {}D (batched) input to {}, but got input of size: {}",
-                  no_batch, batch, op, shape_str(input.sizes()));
-  return {batched ? input : input.unsqueeze(0), batched};
-}
-
-std::vector<int64_t> expand_param(IntArrayRef list, const char* name, int64_t dim) {
-  if (list.size() == 1) return std::vector<int64_t>(size_t(dim), list[0]);
-  EMBER_CHECK_ARG(
-      int64_t(list.size()) == dim,
-      "expected {0} to be a single integer value or a list of {1} values to match the convolution "
-      "dimensions, but got {0}={2}",
-      name, dim, shape_str(list));
-  return list.vec();
-}
-
-struct ConvParams {
-  std::vector<int64_t> stride, padding, dilation;
-  int64_t groups;
-};
-
-// libtorch's check_shape_forward (non-transposed), then its backend's dtype checks.
-void check_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
-  const int64_t k = input.dim();
-  const IntArrayRef ws = weight.sizes();
-  const int64_t weight_dim = weight.dim(), groups = p.groups;
-  auto any = [](const std::vector<int64_t>& v, auto pred) { return std::any_of(v.begin(), v.end(), pred); };
-  EMBER_CHECK_ARG(!any(p.padding, [](int64_t v) { return v < 0; }), "negative padding is not supported");
-  EMBER_CHECK_ARG(!any(p.stride, [](int64_t v) { return v <= 0; }), "non-positive stride is not supported");
-  EMBER_CHECK_ARG(
-      weight_dim == k,
-      "Expected {}-dimensional input for {}-dimensional weight {}, but got {}-dimensional input of size {} "
-      "instead",
-      weight_dim, weight_dim, shape_str(ws), k, shape_str(input.sizes()));
-  EMBER_CHECK_ARG(
-      ws[0] >= groups,
-      "Given groups={}, expected weight to be at least {} at dimension 0, but got weight of size {} instead",
-      groups, groups, shape_str(ws));
-  // libtorch's text prints the weight's size in doubled brackets here.
-  EMBER_CHECK_ARG(
-      ws[0] % groups == 0,
-      "Given groups={}, expected weight to be divisible by {} at dimension 0, but got weight of size [{}] "
-      "instead",
-      groups, groups, shape_str(ws));
-  EMBER_CHECK_ARG(
-      input.size(1) == ws[1] * groups,
-      "Given groups={}, weight of size {}, expected input{} to have {} channels, but got {} channels instead",
-      groups, shape_str(ws), shape_str(input.sizes()), ws[1] * groups, input.size(1));
-  EMBER_CHECK_ARG(
-      !bias.defined() || (bias.dim() == 1 && bias.size(0) == ws[0]),
-      "Given weight of size {}, expected bias to be 1-dimensional with {} elements, but got bias of size {} "
-      "instead",
-      shape_str(ws), ws[0], shape_str(bias.defined() ? bias.sizes() : IntArrayRef()));
-  std::string in_text, kernel_text;
-  bool fits = true;
-  for (int64_t i = 2; i < k; ++i) {
-    const int64_t in = input.size(i) + 2 * p.padding[size_t(i - 2)];
-    const int64_t kernel = p.dilation[size_t(i - 2)] * (ws[size_t(i)] - 1) + 1;
-    fits = fits && in >= kernel;
-    in_text += (i > 2 ? " x " : "") + std::to_string(in);
-    kernel_text += (i > 2 ? " x " : "") + std::to_string(kernel);
-  }
-  EMBER_CHECK_ARG(
-      fits,
-      "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't be greater "
-      "than actual input size",
-      in_text, kernel_text);
-  EMBER_CHECK_ARG(!any(p.dilation, [](int64_t v) { return v <= 0; }),
-                  "dilation should be greater than zero, but got {}", shape_str(p.dilation));
-  EMBER_CHECK_ARG(input.dtype() == weight.dtype(), "expected scalar type {} but found {}",
-                  ember::detail::torch_name(input.dtype()), ember::detail::torch_name(weight.dtype()));
-  EMBER_CHECK_TYPED(input.dtype() != kBool, NotImplemented, "\"slow_conv2d_cpu\" not implemented for 'Bool'");
-}
 
 // The convolution of a checked, batched 4-D input: columns times the grouped weight.
 Tensor conv2d_columns(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
@@ -158,7 +56,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   EMBER_CHECK_ARG(groups > 0, "non-positive groups is not supported");
   ConvParams p{expand_param(stride, "stride", dim), expand_param(padding, "padding", dim),
                expand_param(dilation, "dilation", dim), groups};
-  check_conv(input, weight, bias, p);
+  nn::detail::check_conv(input, weight, bias, p, /*transposed=*/false);
   if (dim == 2) return conv2d_columns(input, weight, bias, p);
   // Only conv1d reaches here with dim 1 (conv2d's input of 4 dims cannot match a 3-D weight).
   p.stride.insert(p.stride.begin(), 1);
@@ -200,9 +98,7 @@ Tensor convolution_same(const Tensor& input, const Tensor& weight, const Tensor&
 Tensor conv_nd(const char* op, int64_t spatial, const Tensor& input, const Tensor& weight, const Tensor& bias,
                IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   EMBER_CHECK_ARG(input.defined(), "{}: the input is an undefined tensor", op);
-  EMBER_CHECK_ARG(!bias.defined() || bias.dtype() == input.dtype(),
-                  "Input type ({}) and bias type ({}) should be the same", type_meta_name(input.dtype()),
-                  type_meta_name(bias.dtype()));
+  nn::detail::check_bias_type(input, bias);
   auto [x, batched] = batchify(input, spatial, op);
   Tensor y = convolution(x, weight, bias, stride, padding, dilation, groups);
   return batched ? y : y.squeeze(0);

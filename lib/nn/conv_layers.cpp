@@ -1,33 +1,50 @@
-// Conv1d and Conv2d modules: libtorch's parameter shapes, initialisation order (weight,
-// then bias, from the default generator), padding modes through F::pad, and printing.
+// Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d modules: libtorch's parameter
+// shapes, initialisation order (weight, then bias, from the default generator), padding
+// modes through F::pad, the transposed output_size rule, and printing.
 #include <cmath>
 #include <ostream>
 #include <vector>
 
+#include <fmt/ranges.h>
+
 #include "core/check.h"
 #include "ember/nn/conv.h"
+#include "ember/nn/conv_transpose.h"
 #include "ember/nn/init.h"
 #include "ember/ops.h"
+#include "tensor/tensor_factory.h"
 
 namespace ember::nn {
 
 namespace {
 
-template <size_t D>
-void check_options(const ConvOptions<D>& o) {
+template <class Options>
+void check_channels(const Options& o) {
   EMBER_CHECK_ARG(o.groups() > 0, "non-positive groups is not supported");
   EMBER_CHECK_ARG(o.in_channels() % o.groups() == 0, "in_channels must be divisible by groups");
   EMBER_CHECK_ARG(o.out_channels() % o.groups() == 0, "out_channels must be divisible by groups");
+}
+
+template <size_t D>
+void check_options(const ConvOptions<D>& o) {
+  check_channels(o);
   if (o.padding().kind() == kSame)
     for (int64_t s : *o.stride())
       EMBER_CHECK_ARG(s == 1, "padding='same' is not supported for strided convolutions");
 }
-
-// Registers weight (C_out, C_in / groups, kernel...) and bias, then initialises them.
 template <size_t D>
-void reset_conv(Module& m, const ConvOptions<D>& o, Tensor& weight, Tensor& bias) {
+void check_options(const ConvTransposeOptions<D>& o) {
+  check_channels(o);
+}
+
+// Registers weight (C_out, C_in / groups, kernel...), or (C_in, C_out / groups, kernel...)
+// when transposed, and bias.
+template <class Options>
+void reset_conv(Module& m, const Options& o, Tensor& weight, Tensor& bias, bool transposed = false) {
   check_options(o);
-  std::vector<int64_t> shape = {o.out_channels(), o.in_channels() / o.groups()};
+  std::vector<int64_t> shape = transposed
+                                   ? std::vector<int64_t>{o.in_channels(), o.out_channels() / o.groups()}
+                                   : std::vector<int64_t>{o.out_channels(), o.in_channels() / o.groups()};
   shape.insert(shape.end(), o.kernel_size()->begin(), o.kernel_size()->end());
   weight = m.register_parameter("weight", ember::empty(shape));
   bias = o.bias() ? m.register_parameter("bias", ember::empty({o.out_channels()}))
@@ -86,6 +103,59 @@ void print_conv(std::ostream& stream, const ConvOptions<D>& o) {
   stream << ")";
 }
 
+// libtorch's _output_padding: the given one, or the one that makes the output output_size
+// (its spatial sizes, or with N and C in front).
+template <size_t D>
+std::vector<int64_t> transposed_output_padding(const ConvTransposeOptions<D>& o, const Tensor& input,
+                                               const std::optional<IntArrayRef>& output_size) {
+  if (!output_size) return std::vector<int64_t>(o.output_padding()->begin(), o.output_padding()->end());
+  const int64_t k = input.dim() - 2;
+  IntArrayRef sizes = *output_size;
+  if (int64_t(sizes.size()) == k + 2) sizes = IntArrayRef(sizes.data() + 2, size_t(k));
+  EMBER_CHECK_ARG(int64_t(sizes.size()) == k, "output_size must have {} or {} elements (got {})", k, k + 2,
+                  output_size->size());
+  std::vector<int64_t> min_sizes, max_sizes, padding;
+  for (int64_t d = 0; d < k; ++d) {
+    const size_t i = size_t(d);
+    const int64_t min = (input.size(d + 2) - 1) * (*o.stride())[i] - 2 * (*o.padding())[i] +
+                        (*o.dilation())[i] * ((*o.kernel_size())[i] - 1) + 1;
+    min_sizes.push_back(min);
+    max_sizes.push_back(min + (*o.stride())[i] - 1);
+  }
+  bool fits = true;
+  for (size_t i = 0; i < size_t(k); ++i) fits = fits && sizes[i] >= min_sizes[i] && sizes[i] <= max_sizes[i];
+  using ember::detail::shape_str;
+  EMBER_CHECK_ARG(fits,
+                  "requested an output size of {}, but valid sizes range from {} to {} (for an input of {})",
+                  shape_str(sizes), fmt::join(min_sizes, " "), fmt::join(max_sizes, " "),
+                  shape_str(IntArrayRef(input.sizes().data() + 2, size_t(k))));
+  for (size_t i = 0; i < size_t(k); ++i) padding.push_back(sizes[i] - min_sizes[i]);
+  return padding;
+}
+
+template <size_t D, class Conv>
+Tensor forward_conv_transpose(const ConvTransposeOptions<D>& o, const char* name, const Tensor& input,
+                              const Tensor& weight, const Tensor& bias,
+                              const std::optional<IntArrayRef>& output_size, Conv conv) {
+  EMBER_CHECK_ARG(o.padding_mode() == kZeros, "Only `zeros` padding mode is supported for {}", name);
+  EMBER_CHECK_ARG(input.defined(), "{}: the input is an undefined tensor", name);
+  const std::vector<int64_t> output_padding = transposed_output_padding(o, input, output_size);
+  return conv(input, weight, bias, *o.stride(), *o.padding(), output_padding, o.groups(), *o.dilation());
+}
+
+template <size_t D>
+void print_conv_transpose(std::ostream& stream, const ConvTransposeOptions<D>& o) {
+  stream << "ember::nn::ConvTranspose" << D << "d(" << o.in_channels() << ", " << o.out_channels()
+         << ", kernel_size=" << o.kernel_size() << ", stride=" << o.stride();
+  if (*o.padding() != *ExpandingArray<D>(0)) stream << ", padding=" << o.padding();
+  if (*o.dilation() != *ExpandingArray<D>(1)) stream << ", dilation=" << o.dilation();
+  if (*o.output_padding() != *ExpandingArray<D>(0)) stream << ", output_padding=" << o.output_padding();
+  if (o.groups() != 1) stream << ", groups=" << o.groups();
+  if (!o.bias()) stream << ", bias=false";
+  if (o.padding_mode() != kZeros) stream << ", padding_mode=" << padding_mode_name(o.padding_mode());
+  stream << ")";
+}
+
 }  // namespace
 
 Conv1dImpl::Conv1dImpl(Conv1dOptions options_) : options(std::move(options_)) { reset(); }
@@ -123,5 +193,41 @@ Tensor Conv2dImpl::forward(const Tensor& input) {
 }
 
 void Conv2dImpl::pretty_print(std::ostream& stream) const { print_conv(stream, options); }
+
+ConvTranspose1dImpl::ConvTranspose1dImpl(ConvTranspose1dOptions options_) : options(std::move(options_)) {
+  reset();
+}
+
+void ConvTranspose1dImpl::reset() {
+  reset_conv(*this, options, weight, bias, /*transposed=*/true);
+  reset_parameters();
+}
+
+void ConvTranspose1dImpl::reset_parameters() { init_conv(weight, bias); }
+
+Tensor ConvTranspose1dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  return forward_conv_transpose(options, "ConvTranspose1d", input, weight, bias, output_size,
+                                [](auto&&... args) { return ember::conv_transpose1d(args...); });
+}
+
+void ConvTranspose1dImpl::pretty_print(std::ostream& stream) const { print_conv_transpose(stream, options); }
+
+ConvTranspose2dImpl::ConvTranspose2dImpl(ConvTranspose2dOptions options_) : options(std::move(options_)) {
+  reset();
+}
+
+void ConvTranspose2dImpl::reset() {
+  reset_conv(*this, options, weight, bias, /*transposed=*/true);
+  reset_parameters();
+}
+
+void ConvTranspose2dImpl::reset_parameters() { init_conv(weight, bias); }
+
+Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  return forward_conv_transpose(options, "ConvTranspose2d", input, weight, bias, output_size,
+                                [](auto&&... args) { return ember::conv_transpose2d(args...); });
+}
+
+void ConvTranspose2dImpl::pretty_print(std::ostream& stream) const { print_conv_transpose(stream, options); }
 
 }  // namespace ember::nn

@@ -5,6 +5,7 @@
 
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
+#include "loss_common.h"
 #include "ember/nn/functional.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
@@ -15,11 +16,7 @@ namespace {
 
 using ember::detail::shape_str;
 
-Tensor reduce(const Tensor& loss, Reduction r) {
-  if (r == kMean) return loss.mean();
-  if (r == kSum) return loss.sum();
-  return loss;
-}
+using loss_detail::reduce;
 
 void check_pair(const Tensor& input, const Tensor& target, const char* op) {
   EMBER_CHECK_ARG(input.defined() && target.defined(), "{}: input and target must be defined", op);

@@ -16,11 +16,6 @@ using namespace loss_detail;
 
 namespace {
 
-// log(sigmoid(x)) without overflow: -(max(-x, 0) + log1p(exp(-|x|))).
-Tensor log_sig(const Tensor& x) {
-  return -(ember::clamp_min(-x, 0) + ember::log1p(ember::exp(-ember::abs(x))));
-}
-
 // The (N, C) view of a (C), (N, C) or 0-dim input to a multi-class margin loss.
 struct Frames {
   int64_t n, c;
@@ -119,7 +114,7 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
   check_defined({&input, &target}, "multilabel_soft_margin_loss");
   EMBER_CHECK_ARG(input.dim() >= 1,
                   "multilabel_soft_margin_loss: input must have a class dim, got a 0-dim tensor");
-  Tensor loss = -(target * log_sig(input) + (1 - target) * log_sig(-input));
+  Tensor loss = -(target * ember::log_sigmoid(input) + (1 - target) * ember::log_sigmoid(-input));
   if (options.weight().defined()) loss = loss * options.weight();
   const int64_t class_dim = input.dim() - 1;
   loss = loss.sum({class_dim}) / double(input.size(class_dim));

@@ -5,6 +5,8 @@
 #include <string>
 #include <variant>
 
+#include "autograd/node.h"
+#include "ember/autograd.h"
 #include "ember/check.h"
 #include "ember/nn/loss.h"
 #include "loss_common.h"
@@ -32,6 +34,32 @@ Tensor kl_div_terms(const Tensor& input, const Tensor& target, bool log_target) 
   return ember::where(zero, 0.0, target * ember::log(ember::where(zero, 1.0, target))) - target * input;
 }
 
+// The elementwise binary cross-entropy, libtorch's: each log clamped at -100 so that input
+// 0 or 1 gives a finite loss, and one node whose input gradient is g (x - t) / max(x (1 - x),
+// 1e-12) (the clamps' own gradient would make it 0 / 0 there) and whose target gradient is
+// g (log(1 - x) - log(x)).
+Tensor bce_terms(const Tensor& input, const Tensor& target) {
+  Tensor loss;
+  {
+    NoGradGuard no_grad;
+    loss = (target - 1) * ember::clamp_min(ember::log1p(-input), -100) -
+           target * ember::clamp_min(ember::log(input), -100);
+  }
+  if (!(GradMode::is_enabled() && autograd::any_requires_grad({&input, &target}))) return loss;
+  auto node = autograd::record(
+      "BinaryCrossEntropyBackward0", {&input, &target}, {&loss},
+      [](autograd::FormulaNode& n, autograd::variable_list& g) -> autograd::variable_list {
+        const Tensor x = n.saved(0), t = n.saved(1);
+        autograd::variable_list out(2);
+        if (n.needs(0)) out[0] = g[0] * (x - t) / ember::clamp_min((1 - x) * x, 1e-12);
+        if (n.needs(1)) out[1] = g[0] * (ember::log1p(-x) - ember::log(x));
+        return out;
+      });
+  node->saved_[0] = autograd::SavedVariable(input, false);
+  node->saved_[1] = autograd::SavedVariable(target, false);
+  return loss;
+}
+
 }  // namespace
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options) {
@@ -55,9 +83,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
   // NaN fails the check as in libtorch (one host sync, as libtorch's CPU kernel checks each value).
   EMBER_CHECK_ARG(input.numel() == 0 || ember::logical_and(input >= 0, input <= 1).all().item<bool>(),
                   "{}: all elements of input should be between 0 and 1", op);
-  // libtorch clamps each log at -100 so that input 0 or 1 gives a finite loss.
-  Tensor loss = (target - 1) * ember::clamp_min(ember::log1p(-input), -100) -
-                target * ember::clamp_min(ember::log(input), -100);
+  Tensor loss = bce_terms(input, target);
   if (options.weight().defined()) loss = loss * options.weight().expand(target.sizes());
   return reduce(loss, options.reduction());
 }

@@ -8,8 +8,8 @@
 
 #include <vector>
 
-#include "core/check.h"
 #include "autograd/node.h"
+#include "core/check.h"
 #include "core/torch_dtype_name.h"
 #include "ember/autograd.h"
 #include "ember/nn/functional.h"
@@ -68,29 +68,33 @@ std::vector<int64_t> reduced_dims(int64_t dim) {
 // Note [Batch norm node]
 // Composed op by op, training-mode batch norm's backward would make about ten passes over
 // the input (var_mean's backward, the affine's, and the sums between them). Recorded as one
-// node, its backward is libtorch's closed form in ember ops: with s = sum(g) and
-// d = sum(g * (x - mean)) per channel, grad_weight = d * invstd, grad_bias = s, and
-// grad_input = g * k1 + x * k2 + k3 with per-channel k1 = invstd * weight,
-// k2 = -k1 * invstd^2 * d / n, k3 = -k1 * s / n - mean * k2: four passes. For double
-// backward (create_graph) the statistics are recomputed from the saved input with
+// node, its backward is libtorch's closed form in ember ops: with xc = x - mean, s = sum(g)
+// and d = sum(g * xc) per channel, grad_weight = d * invstd, grad_bias = s, and
+// grad_input = (g - s / n - xc * invstd^2 * d / n) * invstd * weight, evaluated as
+// g * k1 + xc * k2 + k3 with per-channel k1 = invstd * weight, k2 = -k1 * invstd^2 * d / n,
+// k3 = -k1 * s / n: six passes. Centring first keeps the precision when |mean| >> std. For
+// double backward (create_graph) the statistics are recomputed from the saved input with
 // autograd on, so the formula stays a differentiable function of x.
-Tensor batch_norm_input_grad_and_params(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& mean,
-                                        const Tensor& invstd, IntArrayRef dims, IntArrayRef shape,
-                                        const autograd::FormulaNode& node, autograd::variable_list& out) {
+Tensor batch_norm_input_grad_and_params(const Tensor& g, const Tensor& x, const Tensor& weight,
+                                        const Tensor& mean, const Tensor& invstd, IntArrayRef dims,
+                                        IntArrayRef shape, const autograd::FormulaNode& node,
+                                        autograd::variable_list& out) {
   const double n = double(x.numel() / x.size(1));
+  const Tensor xc = x - mean.view(shape);
   const Tensor sum_g = g.sum(dims);
-  const Tensor dot = (g * x).sum(dims) - mean * sum_g;
+  const Tensor dot = (g * xc).sum(dims);
   if (node.needs(1)) out[1] = dot * invstd;
   if (node.needs(2)) out[2] = sum_g;
   if (!node.needs(0)) return Tensor();
   const Tensor k1 = weight.defined() ? invstd * weight : invstd;
   const Tensor k2 = -(k1 * invstd * invstd * dot) / n;
-  const Tensor k3 = -(k1 * sum_g) / n - mean * k2;
-  return addcmul(addcmul(k3.view(shape), g, k1.view(shape)), x, k2.view(shape));
+  const Tensor k3 = -(k1 * sum_g) / n;
+  return addcmul(addcmul(k3.view(shape), g, k1.view(shape)), xc, k2.view(shape));
 }
 
 Tensor batch_norm_training(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                           const Tensor& running_mean, const Tensor& running_var, double momentum, double eps) {
+                           const Tensor& running_mean, const Tensor& running_var, double momentum,
+                           double eps) {
   const int64_t c = input.size(1);
   std::vector<int64_t> dims = reduced_dims(input.dim()), shape = channel_shape(c, input.dim());
   Tensor mean, var, invstd, y;
@@ -129,7 +133,8 @@ Tensor batch_norm_training(const Tensor& input, const Tensor& weight, const Tens
 }  // namespace
 
 Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                  const Tensor& running_var, bool training, double momentum, double eps, bool /*cudnn_enabled*/) {
+                  const Tensor& running_var, bool training, double momentum, double eps,
+                  bool /*cudnn_enabled*/) {
   EMBER_CHECK_ARG(input.defined(), "batch_norm: undefined input tensor");
   EMBER_CHECK_ARG(input.dim() >= 2, "batch_norm: expected an input of shape (N, C, *), got {}",
                   shape_str(input.sizes()));
@@ -145,6 +150,14 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     EMBER_CHECK_ARG(training, "running_var must be defined in evaluation mode");
   if (weight.defined()) check_features("weight", c, weight);
   if (bias.defined()) check_features("bias", c, bias);
+  // libtorch's mixed form: half / bfloat16 input with float32 parameters and statistics
+  // (autocast's convolutions feeding float32 BatchNorm modules) computes in float32.
+  const bool mixed = (input.dtype() == kHalf || input.dtype() == kBFloat16) &&
+                     ((weight.defined() && weight.dtype() == kFloat) ||
+                      (running_mean.defined() && running_mean.dtype() == kFloat));
+  if (mixed)
+    return batch_norm(input.to(kFloat), weight, bias, running_mean, running_var, training, momentum, eps)
+        .to(input.dtype());
   for (const Tensor* t : {&weight, &bias, &running_mean, &running_var}) check_same_dtype(input, *t);
 
   if (input.numel() == 0) {
@@ -159,9 +172,9 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   return affine(input, alpha, beta, channel_shape(c, input.dim()));
 }
 
-Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                     const Tensor& running_var, bool use_input_stats, double momentum, double eps,
-                     bool cudnn_enabled) {
+Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                     const Tensor& running_mean, const Tensor& running_var, bool use_input_stats,
+                     double momentum, double eps, bool cudnn_enabled) {
   EMBER_CHECK_ARG(input.defined(), "instance_norm: undefined input tensor");
   EMBER_CHECK_ARG(use_input_stats || (running_mean.defined() && running_var.defined()),
                   "Expected running_mean and running_var to be defined when use_input_stats is false");
@@ -184,20 +197,22 @@ Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   return out.view(input.sizes());
 }
 
-Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps,
-                  bool /*cudnn_enabled*/) {
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                  double eps, bool /*cudnn_enabled*/) {
   EMBER_CHECK_ARG(input.defined(), "group_norm: undefined input tensor");
   const int64_t n = input.size(0), c = input.size(1);  // size(1) refuses a 1-D input
   EMBER_CHECK_ARG(num_groups > 0, "Expected num groups to be greater than 0, got {}", num_groups);
-  EMBER_CHECK_ARG(c % num_groups == 0,
-                  "Expected number of channels in input to be divisible by num_groups, but got input of shape {} "
-                  "and num_groups={}",
-                  shape_str(input.sizes()), num_groups);
+  EMBER_CHECK_ARG(
+      c % num_groups == 0,
+      "Expected number of channels in input to be divisible by num_groups, but got input of shape {} "
+      "and num_groups={}",
+      shape_str(input.sizes()), num_groups);
   for (auto [t, what] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
-    EMBER_CHECK_ARG(!t->defined() || (t->dim() == 1 && t->numel() == c),
-                    "Expected {} to be a vector of size equal to the number of channels in input, but got {} of "
-                    "shape {} and input of shape {}",
-                    what, what, shape_str(t->sizes()), shape_str(input.sizes()));
+    EMBER_CHECK_ARG(
+        !t->defined() || (t->dim() == 1 && t->numel() == c),
+        "Expected {} to be a vector of size equal to the number of channels in input, but got {} of "
+        "shape {} and input of shape {}",
+        what, what, shape_str(t->sizes()), shape_str(input.sizes()));
   check_floating(input, "group_norm");
   check_same_dtype(input, weight);
   check_same_dtype(input, bias);
@@ -217,8 +232,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps, bool /*cudnn_enable*/) {
   return nn::functional::layer_norm(
-      input,
-      nn::functional::LayerNormFuncOptions(normalized_shape.vec()).weight(weight).bias(bias).eps(eps));
+      input, nn::functional::LayerNormFuncOptions(normalized_shape.vec()).weight(weight).bias(bias).eps(eps));
 }
 
 namespace nn::functional {
@@ -230,18 +244,21 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     // One value per channel has no variance: libtorch refuses it while training.
     int64_t per_channel = input.dim() > 0 ? input.size(0) : 1;
     for (int64_t d = 2; d < input.dim(); ++d) per_channel *= input.size(d);
-    EMBER_CHECK_ARG(per_channel != 1, "Expected more than 1 value per channel when training, got input size {}",
+    EMBER_CHECK_ARG(per_channel != 1,
+                    "Expected more than 1 value per channel when training, got input size {}",
                     shape_str(input.sizes()));
   }
-  EMBER_CHECK_ARG(options.momentum().has_value(),
-                  "batch_norm: momentum must be set (a module with momentum unset computes its factor itself)");
+  EMBER_CHECK_ARG(
+      options.momentum().has_value(),
+      "batch_norm: momentum must be set (a module with momentum unset computes its factor itself)");
   return ember::batch_norm(input, options.weight(), options.bias(), running_mean, running_var,
                            options.training(), *options.momentum(), options.eps());
 }
 
 Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& options) {
   return ember::instance_norm(input, options.weight(), options.bias(), options.running_mean(),
-                              options.running_var(), options.use_input_stats(), options.momentum(), options.eps());
+                              options.running_var(), options.use_input_stats(), options.momentum(),
+                              options.eps());
 }
 
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options) {

@@ -15,8 +15,9 @@ namespace ember::nn {
 
 namespace detail {
 
-void register_norm_state(Module& m, int64_t num_features, bool affine, bool track_running_stats, Tensor& weight,
-                         Tensor& bias, Tensor& running_mean, Tensor& running_var, Tensor& num_batches_tracked) {
+void register_norm_state(Module& m, int64_t num_features, bool affine, bool track_running_stats,
+                         Tensor& weight, Tensor& bias, Tensor& running_mean, Tensor& running_var,
+                         Tensor& num_batches_tracked) {
   if (affine) {
     weight = m.register_parameter("weight", empty({num_features}));
     bias = m.register_parameter("bias", empty({num_features}));
@@ -53,21 +54,23 @@ Tensor batch_norm_module_forward(const Tensor& input, const BatchNormOptions& op
                                  const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                                  const Tensor& running_var, Tensor& num_batches_tracked) {
   // Unset momentum: the running statistics are the cumulative average, 1 / batches seen.
+  // The count goes up once the batch is in (libtorch counts first, so a refused batch would
+  // still shift every later average).
   double factor = options.momentum().value_or(0.0);
-  if (training && options.track_running_stats() && num_batches_tracked.defined()) {
-    {
-      NoGradGuard no_grad;
-      num_batches_tracked.add_(1);
-    }
-    if (!options.momentum()) factor = 1.0 / num_batches_tracked.item<double>();
+  const bool counts = training && options.track_running_stats() && num_batches_tracked.defined();
+  if (counts && !options.momentum()) factor = 1.0 / (num_batches_tracked.item<double>() + 1);
+  Tensor y = functional::batch_norm(input, running_mean, running_var,
+                                    functional::BatchNormFuncOptions()
+                                        .weight(weight)
+                                        .bias(bias)
+                                        .training(training || !options.track_running_stats())
+                                        .momentum(factor)
+                                        .eps(options.eps()));
+  if (counts) {
+    NoGradGuard no_grad;
+    num_batches_tracked.add_(1);
   }
-  return functional::batch_norm(input, running_mean, running_var,
-                                functional::BatchNormFuncOptions()
-                                    .weight(weight)
-                                    .bias(bias)
-                                    .training(training || !options.track_running_stats())
-                                    .momentum(factor)
-                                    .eps(options.eps()));
+  return y;
 }
 
 Tensor instance_norm_module_forward(const Tensor& input, const InstanceNormOptions& options, bool training,
@@ -90,7 +93,8 @@ Tensor instance_norm_module_forward(const Tensor& input, const InstanceNormOptio
 
 void print_norm(std::ostream& stream, const char* name, int64_t num_features, double eps,
                 std::optional<double> momentum, bool affine, bool track_running_stats) {
-  stream << std::boolalpha << "ember::nn::" << name << "(" << num_features << ", eps=" << eps << ", momentum=";
+  stream << std::boolalpha << "ember::nn::" << name << "(" << num_features << ", eps=" << eps
+         << ", momentum=";
   if (momentum)
     stream << *momentum;
   else
@@ -130,12 +134,13 @@ void GroupNormImpl::reset_parameters() { detail::reset_norm_affine(weight, bias)
 
 Tensor GroupNormImpl::forward(const Tensor& input) {
   return functional::group_norm(
-      input, functional::GroupNormFuncOptions(options.num_groups()).weight(weight).bias(bias).eps(options.eps()));
+      input,
+      functional::GroupNormFuncOptions(options.num_groups()).weight(weight).bias(bias).eps(options.eps()));
 }
 
 void GroupNormImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::GroupNorm(" << options.num_groups() << ", " << options.num_channels()
-         << ", eps=" << options.eps() << ", affine=" << options.affine() << ")";
+  stream << std::boolalpha << "ember::nn::GroupNorm(" << options.num_groups() << ", "
+         << options.num_channels() << ", eps=" << options.eps() << ", affine=" << options.affine() << ")";
 }
 
 Tensor LocalResponseNormImpl::forward(const Tensor& input) {
@@ -149,8 +154,10 @@ void LocalResponseNormImpl::pretty_print(std::ostream& stream) const {
 
 Tensor CrossMapLRN2dImpl::forward(const Tensor& input) {
   EMBER_CHECK_ARG(input.defined(), "CrossMapLRN2d: undefined input tensor");
-  EMBER_CHECK_ARG(input.dim() == 4, "Expected input.dim() == 4 to be true, but got false. (CrossMapLRN2d takes "
-                                    "(N, C, H, W), got {}D input)", input.dim());
+  EMBER_CHECK_ARG(input.dim() == 4,
+                  "Expected input.dim() == 4 to be true, but got false. (CrossMapLRN2d takes "
+                  "(N, C, H, W), got {}D input)",
+                  input.dim());
   EMBER_CHECK_ARG(options.size() > 0, "CrossMapLRN2d: size must be positive, got {}", options.size());
   // libtorch's running window: channel c sums the squares of [c - pre + 1, c + pre - 1]
   // (clipped), where pre = (size - 1) / 2 + 1, except that channel 0's square is never
@@ -165,7 +172,9 @@ Tensor CrossMapLRN2dImpl::forward(const Tensor& input) {
     lo.push_back(ch > pre ? ch - pre + 1 : 0);
     keep_first.push_back(ch > pre ? 1 : 0);
   }
-  auto index = [&](const std::vector<int64_t>& v) { return tensor(v, TensorOptions().dtype(kLong).device(input.device())); };
+  auto index = [&](const std::vector<int64_t>& v) {
+    return tensor(v, TensorOptions().dtype(kLong).device(input.device()));
+  };
   Tensor window = prefix.index_select(1, index(hi)) - prefix.index_select(1, index(lo));
   window = window + squares.narrow(1, 0, 1) * index(keep_first).to(input.dtype()).view({1, c, 1, 1});
   const Tensor scale = window.mul(options.alpha() / double(options.size())).add(double(options.k()));

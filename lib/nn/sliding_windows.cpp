@@ -1,6 +1,6 @@
 // Sliding windows (im2col) by an as_strided view of the contiguous input and one copy;
-// the backward (col2im) adds each kernel position's slab back into a strided slice of the
-// input's gradient (kh * kw in-place adds), or under create_graph is one index_add.
+// col2im adds each kernel position's slab into a strided slice of a zero tensor (kh * kw
+// in-place adds). Each is the other's gradient, so double backward needs nothing more.
 #include "nn/sliding_windows.h"
 
 #include <vector>
@@ -10,39 +10,6 @@
 #include "ember/ops.h"
 
 namespace ember::nn::detail {
-
-namespace {
-
-// The gradient of the windows, given in canonical order (n, c, i, j, oh, ow).
-Tensor fold_windows(const Tensor& g, const std::vector<int64_t>& in_sizes, const Window2d& w) {
-  const int64_t oh = g.size(kWinOutH), ow = g.size(kWinOutW);
-  if (GradMode::is_enabled() && g.requires_grad()) {
-    // create_graph: one index_add of every window element at its flat position in the
-    // plane, so that the gradient is itself differentiable (an in-place add into a fresh
-    // tensor's views would not record).
-    const int64_t n = in_sizes[0], c = in_sizes[1], h = in_sizes[2], wd = in_sizes[3];
-    Tensor pos;
-    {
-      NoGradGuard no_grad;
-      pos = arange(h * wd, TensorOptions(kInt64).device(g.device()))
-                .as_strided({w.kh, w.kw, oh, ow}, {w.dh * wd, w.dw, w.sh * wd, w.sw})
-                .reshape({-1});
-    }
-    return zeros({n, c, h * wd}, g.options())
-        .index_add(2, pos, g.reshape({n, c, w.kh * w.kw * oh * ow}))
-        .view(in_sizes);
-  }
-  Tensor gx = zeros(in_sizes, g.options());
-  if (g.numel() == 0) return gx;
-  for (int64_t i = 0; i < w.kh; ++i) {
-    Tensor rows = gx.slice(2, i * w.dh, i * w.dh + (oh - 1) * w.sh + 1, w.sh);
-    for (int64_t j = 0; j < w.kw; ++j)
-      rows.slice(3, j * w.dw, j * w.dw + (ow - 1) * w.sw + 1, w.sw).add_(g.select(2, i).select(2, j));
-  }
-  return gx;
-}
-
-}  // namespace
 
 Tensor sliding_windows(const Tensor& x, const Window2d& w, int64_t out_h, int64_t out_w,
                        const std::array<int, 6>& order) {
@@ -67,6 +34,29 @@ Tensor sliding_windows(const Tensor& x, const Window2d& w, int64_t out_h, int64_
                        autograd::FormulaNode&, autograd::variable_list& g) -> autograd::variable_list {
                      return {fold_windows(g[0].permute(inverse), in_sizes, w)};
                    });
+  return out;
+}
+
+Tensor fold_windows(const Tensor& cols, IntArrayRef sizes, const Window2d& w) {
+  const int64_t oh = cols.size(kWinOutH), ow = cols.size(kWinOutW);
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = zeros(sizes, cols.options());
+    if (cols.numel() > 0)
+      for (int64_t i = 0; i < w.kh; ++i) {
+        Tensor rows = out.slice(2, i * w.dh, i * w.dh + (oh - 1) * w.sh + 1, w.sh);
+        for (int64_t j = 0; j < w.kw; ++j)
+          rows.slice(3, j * w.dw, j * w.dw + (ow - 1) * w.sw + 1, w.sw).add_(cols.select(2, i).select(2, j));
+      }
+  }
+  if (!(GradMode::is_enabled() && cols.requires_grad())) return out;
+  autograd::record(
+      "Col2ImBackward0", {&cols}, {&out},
+      [w, oh, ow](autograd::FormulaNode&, autograd::variable_list& g) -> autograd::variable_list {
+        return {sliding_windows(g[0], w, oh, ow,
+                                {kWinBatch, kWinChannel, kWinKernelH, kWinKernelW, kWinOutH, kWinOutW})};
+      });
   return out;
 }
 

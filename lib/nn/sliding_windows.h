@@ -1,6 +1,7 @@
 #pragma once
-// The sliding windows of an (N, C, H, W) tensor (im2col) as one differentiable op, and the
-// output-size rules, shared by the convolutions and the pooling layers.
+// The sliding windows of an (N, C, H, W) tensor (im2col) and their adjoint (col2im), each
+// one differentiable op whose gradient is the other, and the output-size rules, shared by
+// the convolutions, transposed convolutions and pooling layers.
 
 #include <array>
 #include <cstdint>
@@ -22,6 +23,11 @@ enum WindowDim : int { kWinBatch, kWinChannel, kWinKernelH, kWinKernelW, kWinOut
 /// Im2ColBackward0, whose gradient adds each window back where it came from.
 Tensor sliding_windows(const Tensor& x, const Window2d& w, int64_t out_h, int64_t out_w,
                        const std::array<int, 6>& order);
+
+/// The adjoint of sliding_windows (col2im): cols in canonical order (n, c, kh, kw, oh, ow),
+/// each window added into a zero (N, C, H, W) tensor of `sizes` where sliding_windows would
+/// have taken it from. Recorded as Col2ImBackward0, whose gradient is sliding_windows.
+Tensor fold_windows(const Tensor& cols, IntArrayRef sizes, const Window2d& w);
 
 /// libtorch's pooling output size: floor (or ceil) of (in + pads - dilated kernel) / stride
 /// + 1, where in ceil mode the last window must start inside the input or its left pad.

@@ -23,8 +23,8 @@ namespace ember {
 /// running = (1 - momentum) * running + momentum * batch); with the running statistics
 /// otherwise. libtorch's argument order.
 EMBER_API Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                            const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,
-                            double eps, bool cudnn_enabled = true);
+                            const Tensor& running_mean, const Tensor& running_var, bool training,
+                            double momentum, double eps, bool cudnn_enabled = true);
 /// batch_norm of each (n, c) slice on its own; running statistics (when given) are updated
 /// with the mean over the batch.
 EMBER_API Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
@@ -53,7 +53,8 @@ using BatchNorm2dOptions = BatchNormOptions;
 using BatchNorm3dOptions = BatchNormOptions;
 
 struct EMBER_API InstanceNormOptions {
-  InstanceNormOptions(int64_t num_features) : num_features_(num_features) {}  // NOLINT: implicit as in libtorch
+  InstanceNormOptions(int64_t num_features)
+      : num_features_(num_features) {}  // NOLINT: implicit as in libtorch
   EMBER_ARG(int64_t, num_features);
   EMBER_ARG(double, eps) = 1e-5;
   EMBER_ARG(double, momentum) = 0.1;
@@ -147,12 +148,14 @@ EMBER_API void register_norm_state(Module& m, int64_t num_features, bool affine,
                                    Tensor& weight, Tensor& bias, Tensor& running_mean, Tensor& running_var,
                                    Tensor& num_batches_tracked);
 /// running_mean 0, running_var 1, num_batches_tracked 0 (each when defined).
-EMBER_API void reset_norm_running_stats(Tensor& running_mean, Tensor& running_var, Tensor& num_batches_tracked);
+EMBER_API void reset_norm_running_stats(Tensor& running_mean, Tensor& running_var,
+                                        Tensor& num_batches_tracked);
 /// weight 1, bias 0 (each when defined).
 EMBER_API void reset_norm_affine(Tensor& weight, Tensor& bias);
-EMBER_API Tensor batch_norm_module_forward(const Tensor& input, const BatchNormOptions& options, bool training,
-                                           const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                                           const Tensor& running_var, Tensor& num_batches_tracked);
+EMBER_API Tensor batch_norm_module_forward(const Tensor& input, const BatchNormOptions& options,
+                                           bool training, const Tensor& weight, const Tensor& bias,
+                                           const Tensor& running_mean, const Tensor& running_var,
+                                           Tensor& num_batches_tracked);
 EMBER_API Tensor instance_norm_module_forward(const Tensor& input, const InstanceNormOptions& options,
                                               bool training, size_t spatial_dims, const Tensor& weight,
                                               const Tensor& bias, const Tensor& running_mean,
@@ -172,7 +175,9 @@ class NormImplBase : public Cloneable<Derived> {
   explicit NormImplBase(const DerivedOptions& options_) : options(options_) { reset_state(); }
 
   void reset() override { reset_state(); }
-  void reset_running_stats() { detail::reset_norm_running_stats(running_mean, running_var, num_batches_tracked); }
+  void reset_running_stats() {
+    detail::reset_norm_running_stats(running_mean, running_var, num_batches_tracked);
+  }
   void reset_parameters() {
     reset_running_stats();
     detail::reset_norm_affine(weight, bias);
@@ -192,8 +197,9 @@ class NormImplBase : public Cloneable<Derived> {
  private:
   // Non-virtual, so that the constructor can call it.
   void reset_state() {
-    detail::register_norm_state(*this, options.num_features(), options.affine(), options.track_running_stats(),
-                                weight, bias, running_mean, running_var, num_batches_tracked);
+    detail::register_norm_state(*this, options.num_features(), options.affine(),
+                                options.track_running_stats(), weight, bias, running_mean, running_var,
+                                num_batches_tracked);
   }
 };
 
@@ -205,8 +211,9 @@ class BatchNormImplBase : public NormImplBase<D, Derived, BatchNormOptions> {
   using NormImplBase<D, Derived, BatchNormOptions>::NormImplBase;
   Tensor forward(const Tensor& input) {
     this->check_input_dim(input);
-    return detail::batch_norm_module_forward(input, this->options, this->is_training(), this->weight, this->bias,
-                                             this->running_mean, this->running_var, this->num_batches_tracked);
+    return detail::batch_norm_module_forward(input, this->options, this->is_training(), this->weight,
+                                             this->bias, this->running_mean, this->running_var,
+                                             this->num_batches_tracked);
   }
   void pretty_print(std::ostream& stream) const override {
     detail::print_norm(stream, Derived::kName, this->options.num_features(), this->options.eps(),
