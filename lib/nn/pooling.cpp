@@ -5,6 +5,8 @@
 // - avg: windows of the zero-padded input summed, divided by libtorch's divisor per window.
 // - adaptive avg: a mean over equal blocks when the bins tile the input, else membership
 //   matrices (bin x position) applied on both sides, divided by the bins' sizes.
+// - the 1-D forms are the 2-D ones over a height of 1, as libtorch's; LP pooling is
+//   libtorch's formula over avg pooling.
 // Checks follow libtorch 1.13's order and texts.
 #include "ember/nn/pooling.h"
 
@@ -17,6 +19,7 @@
 #include "ember/autograd.h"
 #include "ember/nn/padding.h"
 #include "ember/ops.h"
+#include "nn/pooling_internal.h"
 #include "nn/sliding_windows.h"
 #include "tensor/tensor_factory.h"
 
@@ -24,8 +27,45 @@ namespace ember {
 
 using ember::detail::shape_str;
 using ember::detail::torch_name;
+using nn::detail::bin_end;
+using nn::detail::bin_start;
+using nn::detail::check_floating;
+using nn::detail::check_one;
+using nn::detail::check_two_or_three_dims;
+using nn::detail::index_table;
 using nn::detail::pooling_output_size;
 using nn::detail::Window2d;
+
+namespace nn::detail {
+
+Tensor index_table(const std::vector<int64_t>& values, int64_t rows, int64_t cols, Device device) {
+  return tensor(values).view({rows, cols}).to(device);
+}
+
+void check_floating(const Tensor& x, const char* op) {
+  EMBER_CHECK_TYPED(is_floating_point(x.dtype()), NotImplemented, "\"{}\" not implemented for '{}'", op,
+                    torch_name(x.dtype()));
+}
+
+void check_dim_index(const Tensor& x, int64_t dim) {
+  const int64_t d = x.dim();
+  EMBER_CHECK_ARG(d > 0, "Dimension specified as {} but tensor has no dimensions", dim);
+  EMBER_CHECK_ARG(dim >= -d && dim < d,
+                  "Dimension out of range (expected to be in range of [{}, {}], but got {})", -d, d - 1, dim);
+}
+
+void check_one(IntArrayRef v, const char* op, const char* name) {
+  EMBER_CHECK_ARG(v.size() == 1, "{}() argument '{}' should contain one int (got {})", op, name, v.size());
+}
+
+void check_two_or_three_dims(const Tensor& self, const char* op) {
+  EMBER_CHECK_ARG(self.dim() >= 2 && self.dim() <= 3,
+                  "Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 'self' (while "
+                  "checking arguments for {})",
+                  self.dim(), op);
+}
+
+}  // namespace nn::detail
 
 namespace {
 
@@ -79,11 +119,6 @@ int64_t far_pad(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t
   return std::max<int64_t>((out - 1) * stride + (kernel - 1) * dilation + 1 - near - in, 0);
 }
 
-// A [rows, cols] int64 tensor on `device` from host values.
-Tensor table(const std::vector<int64_t>& values, int64_t rows, int64_t cols, Device device) {
-  return tensor(values).view({rows, cols}).to(device);
-}
-
 // Max pooling of a checked (N, C, H, W) input: (values, flat indices); indices only when
 // asked for or needed for the gradient.
 std::tuple<Tensor, Tensor> max_pool_core(const Tensor& x, const Pool2d& p, int64_t oh, int64_t ow,
@@ -120,12 +155,12 @@ std::tuple<Tensor, Tensor> max_pool_core(const Tensor& x, const Pool2d& p, int64
         }
       }
       pos = tensor(offset).to(x.device()).index_select(0, which.reshape({-1})).view(which.sizes()) +
-            table(corner, oh, ow, x.device());
+            index_table(corner, oh, ow, x.device());
       // A window of -inf only keeps its first element inside the input (libtorch's loop
       // starts there), never a padding position.
       if (padded)
         pos = where(values == -std::numeric_limits<double>::infinity(),
-                    table(first_inside, oh, ow, x.device()), pos);
+                    index_table(first_inside, oh, ow, x.device()), pos);
     }
   }
   if (grad) values = x.reshape({n, c, h * w}).gather(2, pos.view({n, c, oh * ow})).view({n, c, oh, ow});
@@ -165,19 +200,20 @@ Tensor avg_pool_core(const Tensor& x, const Pool2d& p, int64_t oh, int64_t ow, b
   const bool uniform = std::all_of(div.begin(), div.end(), [&](int64_t d) { return d == div[0]; });
   if (x.dtype() == kInt64) {
     // libtorch divides int64 sums in integer arithmetic (truncation).
-    const Tensor q = uniform && !div.empty() ? sums.to(kDouble) / double(div[0])
-                                             : sums.to(kDouble) / table(div, oh, ow, x.device()).to(kDouble);
+    const Tensor q = uniform && !div.empty()
+                         ? sums.to(kDouble) / double(div[0])
+                         : sums.to(kDouble) / index_table(div, oh, ow, x.device()).to(kDouble);
     return q.trunc().to(kInt64);
   }
   if (uniform && !div.empty()) return sums / double(div[0]);
-  return sums / table(div, oh, ow, x.device()).to(x.dtype());
+  return sums / index_table(div, oh, ow, x.device()).to(x.dtype());
 }
 
 // The bins of adaptive pooling along one dim as a (out, in) 0/1 matrix, and their sizes.
 std::pair<std::vector<int64_t>, std::vector<int64_t>> bins(int64_t in, int64_t out) {
   std::vector<int64_t> member(static_cast<size_t>(out * in), 0), size(static_cast<size_t>(out));
   for (int64_t i = 0; i < out; ++i) {
-    const int64_t start = (i * in) / out, end = ((i + 1) * in + out - 1) / out;
+    const int64_t start = bin_start(i, in, out), end = bin_end(i, in, out);
     for (int64_t j = start; j < end; ++j) member[size_t(i * in + j)] = 1;
     size[size_t(i)] = end - start;
   }
@@ -193,23 +229,13 @@ Tensor adaptive_avg_core(const Tensor& x, int64_t oh, int64_t ow) {
   std::vector<int64_t> counts(size_t(oh * ow));
   for (int64_t i = 0; i < oh; ++i)
     for (int64_t j = 0; j < ow; ++j) counts[size_t(i * ow + j)] = row_sizes[size_t(i)] * col_sizes[size_t(j)];
-  const Tensor p_h = table(rows, oh, h, x.device()).to(x.dtype());
-  const Tensor p_w = table(cols, ow, w, x.device()).to(x.dtype());
-  return matmul(matmul(p_h, x), p_w.t()) / table(counts, oh, ow, x.device()).to(x.dtype());
-}
-
-void check_floating(const Tensor& x, const char* op) {
-  EMBER_CHECK_TYPED(is_floating_point(x.dtype()), NotImplemented, "\"{}\" not implemented for '{}'", op,
-                    torch_name(x.dtype()));
+  const Tensor p_h = index_table(rows, oh, h, x.device()).to(x.dtype());
+  const Tensor p_w = index_table(cols, ow, w, x.device()).to(x.dtype());
+  return matmul(matmul(p_h, x), p_w.t()) / index_table(counts, oh, ow, x.device()).to(x.dtype());
 }
 
 // libtorch's size(-3) on fewer than 3 dims (avg_pool2d reads it unchecked).
-void check_three_dims(const Tensor& x) {
-  const int64_t d = x.dim();
-  EMBER_CHECK_ARG(d > 0, "Dimension specified as -3 but tensor has no dimensions");
-  EMBER_CHECK_ARG(d >= 3, "Dimension out of range (expected to be in range of [{}, {}], but got -3)", -d,
-                  d - 1);
-}
+void check_three_dims(const Tensor& x) { nn::detail::check_dim_index(x, -3); }
 
 // max_pool2d_with_indices' checks; returns the parameters and output size.
 std::tuple<Pool2d, int64_t, int64_t> check_max_pool2d(const Tensor& self, IntArrayRef kernel_size,
@@ -247,11 +273,6 @@ std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& self, IntArrayRef kerne
   return {values.squeeze(0), want_indices ? indices.squeeze(0) : indices};
 }
 
-void check_one(IntArrayRef v, const char* name) {
-  EMBER_CHECK_ARG(v.size() == 1, "max_pool1d() argument '{}' should contain one int (got {})", name,
-                  v.size());
-}
-
 }  // namespace
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size,
@@ -270,15 +291,11 @@ std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& self, IntArrayR
                                                    IntArrayRef dilation, bool ceil_mode) {
   EMBER_CHECK_ARG(self.defined(), "max_pool1d: undefined input tensor");
   if (stride.empty()) stride = kernel_size;
-  EMBER_CHECK_ARG(
-      self.dim() >= 2 && self.dim() <= 3,
-      "Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 'self' (while checking "
-      "arguments for max_pool1d)",
-      self.dim());
-  check_one(kernel_size, "kernel_size");
-  check_one(stride, "stride");
-  check_one(padding, "padding");
-  check_one(dilation, "dilation");
+  check_two_or_three_dims(self, "max_pool1d");
+  check_one(kernel_size, "max_pool1d", "kernel_size");
+  check_one(stride, "max_pool1d", "stride");
+  check_one(padding, "max_pool1d", "padding");
+  check_one(dilation, "max_pool1d", "dilation");
   auto [values, indices] = max_pool2d_with_indices(self.unsqueeze(-2), {1, kernel_size[0]}, {1, stride[0]},
                                                    {0, padding[0]}, {1, dilation[0]}, ceil_mode);
   return {values.squeeze(-2), indices.squeeze(-2)};
@@ -381,7 +398,58 @@ Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   return batched ? y : y.squeeze(0);
 }
 
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  bool ceil_mode, bool count_include_pad) {
+  EMBER_CHECK_ARG(self.defined(), "avg_pool1d: undefined input tensor");
+  if (stride.empty()) stride = kernel_size;
+  check_two_or_three_dims(self, "avg_pool1d");
+  check_one(kernel_size, "avg_pool1d", "kernel_size");
+  check_one(stride, "avg_pool1d", "stride");
+  check_one(padding, "avg_pool1d", "padding");
+  return avg_pool2d(self.unsqueeze(-2), {1, kernel_size[0]}, {1, stride[0]}, {0, padding[0]}, ceil_mode,
+                    count_include_pad)
+      .squeeze(-2);
+}
+
+Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  EMBER_CHECK_ARG(self.defined(), "adaptive_avg_pool1d: undefined input tensor");
+  check_two_or_three_dims(self, "adaptive_avg_pool1d");
+  check_one(output_size, "adaptive_avg_pool1d", "output_size");
+  return adaptive_avg_pool2d(self.unsqueeze(-2), {1, output_size[0]}).squeeze(-2);
+}
+
+namespace {
+
+// libtorch's LP pooling after the windows' mean s of x^p: sign(s) * relu(|s|) (s, with a
+// zero gradient where s = 0), times the kernel's element count, to the power 1/p.
+Tensor lp_finish(const Tensor& mean_of_powers, int64_t kernel_elements, double norm_type) {
+  return (sign(mean_of_powers) * relu(abs(mean_of_powers))).mul(kernel_elements).pow(1. / norm_type);
+}
+
+}  // namespace
+
 namespace nn::functional {
+
+Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& o) {
+  return ember::avg_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(),
+                           o.count_include_pad());
+}
+
+Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& o) {
+  return ember::adaptive_avg_pool1d(input, o.output_size());
+}
+
+Tensor lp_pool1d(const Tensor& input, const LPPool1dFuncOptions& o) {
+  const Tensor s =
+      ember::avg_pool1d(input.pow(o.norm_type()), o.kernel_size(), o.stride(), 0, o.ceil_mode(), true);
+  return lp_finish(s, (*o.kernel_size())[0], o.norm_type());
+}
+
+Tensor lp_pool2d(const Tensor& input, const LPPool2dFuncOptions& o) {
+  const Tensor s = ember::avg_pool2d(input.pow(o.norm_type()), o.kernel_size(), o.stride(), 0, o.ceil_mode(),
+                                     true, std::nullopt);
+  return lp_finish(s, (*o.kernel_size())[0] * (*o.kernel_size())[1], o.norm_type());
+}
 
 Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& o) {
   return ember::max_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
