@@ -1,8 +1,10 @@
-// Linear, Flatten, Embedding, LayerNorm, Dropout.
+// Linear, Flatten, Unflatten, Identity, Embedding, LayerNorm, Dropout.
 #include "ember/nn/layers.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "core/check.h"
 #include "ember/autograd.h"
@@ -56,6 +58,56 @@ void FlattenImpl::pretty_print(std::ostream& stream) const {
   stream << "ember::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim()
          << ")";
 }
+
+Tensor UnflattenImpl::forward(const Tensor& input) {
+  EMBER_CHECK_ARG(input.defined(), "Unflatten: undefined input tensor");
+  const int64_t n = std::max<int64_t>(input.dim(), 1);
+  int64_t dim = options.dim();
+  EMBER_CHECK_ARG(dim >= -n && dim < n,
+                  "Dimension out of range (expected to be in range of [{}, {}], but got {})", -n, n - 1, dim);
+  if (dim < 0) dim += n;
+  const std::vector<int64_t>& sizes = options.sizes();
+  EMBER_CHECK_ARG(!sizes.empty(), "unflatten: sizes must be non-empty");
+  EMBER_CHECK_ARG(input.dim() > 0, "Dimension specified as {} but tensor has no dimensions", dim);
+  // libtorch's infer_size, whose mismatch unflatten reports in its own words.
+  std::vector<int64_t> inferred = sizes;
+  int64_t known = 1;
+  std::optional<size_t> infer;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      EMBER_CHECK_ARG(!infer, "unflatten got an unexpected error:\nonly one dimension can be inferred");
+      infer = i;
+    } else {
+      EMBER_CHECK_ARG(sizes[i] >= 0, "invalid shape dimension {}", sizes[i]);
+      known *= sizes[i];
+    }
+  }
+  const int64_t numel = input.size(dim);
+  const bool fits = numel == known || (infer && known > 0 && numel % known == 0);
+  EMBER_CHECK_ARG(
+      fits, "unflatten: Provided sizes {} don't multiply up to the size of dim {} ({}) in the input tensor",
+      ember::detail::shape_str(sizes), dim, numel);
+  if (infer) {
+    EMBER_CHECK_ARG(
+        known != 0,
+        "cannot reshape tensor of 0 elements into shape {} because the unspecified dimension size -1 "
+        "can be any value and is ambiguous",
+        ember::detail::shape_str(sizes));
+    inferred[*infer] = numel / known;
+  }
+  std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end());
+  shape.erase(shape.begin() + dim);
+  shape.insert(shape.begin() + dim, inferred.begin(), inferred.end());
+  return input.view(shape);
+}
+
+void UnflattenImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";
+  for (size_t i = 0; i < options.sizes().size(); ++i) stream << (i ? ", " : "") << options.sizes()[i];
+  stream << "})";
+}
+
+void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Identity()"; }
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options_) {
   const int64_t n = options.num_embeddings();

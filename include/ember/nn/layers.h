@@ -1,6 +1,6 @@
 #pragma once
-/// Layers with parameters or modes: Linear, Flatten, Embedding, LayerNorm, Dropout (libtorch's
-/// parameter names and default initialisation).
+/// Layers with parameters or modes: Linear, Flatten, Unflatten, Identity, Embedding, LayerNorm,
+/// Dropout (libtorch's parameter names and default initialisation).
 
 #include "ember/nn/cloneable.h"
 #include "ember/nn/functional.h"
@@ -37,6 +37,36 @@ class EMBER_API FlattenImpl : public Cloneable<FlattenImpl> {
   FlattenOptions options;
 };
 EMBER_MODULE(Flatten);
+
+/// Unflatten's dim and the sizes it splits into (one may be -1: inferred).
+struct EMBER_API UnflattenOptions {
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::vector<int64_t>, sizes);
+};
+
+/// Splits dim `dim` of its input into `sizes` (a view, as Tensor::view).
+class EMBER_API UnflattenImpl : public Cloneable<UnflattenImpl> {
+ public:
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes)
+      : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
+  explicit UnflattenImpl(UnflattenOptions options) : options(std::move(options)) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  UnflattenOptions options;
+};
+EMBER_MODULE(Unflatten);
+
+/// Returns its input (a placeholder in a Sequential).
+class EMBER_API IdentityImpl : public Cloneable<IdentityImpl> {
+ public:
+  void reset() override {}
+  Tensor forward(const Tensor& input) { return input; }
+  void pretty_print(std::ostream& stream) const override;
+};
+EMBER_MODULE(Identity);
 
 /// A lookup table: weight (num_embeddings, embedding_dim) ~ N(0, 1), padding row zeroed.
 class EMBER_API EmbeddingImpl : public Cloneable<EmbeddingImpl> {
