@@ -446,3 +446,31 @@ TEST_CASE("nn activation: modules print in libtorch's format") {
   CHECK(printed(seq) ==
         "ember::nn::Sequential(\n  (0): ember::nn::ELU(alpha=1)\n  (1): ember::nn::Mish()\n)");
 }
+
+TEST_CASE("nn activation: gumbel_softmax samples, soft and hard (straight-through)") {
+  manual_seed(5);
+  const Tensor logits = tensor({1.0, 2.0, 0.5, -1.0, 0.0, 3.0}, kDouble).view({2, 3}).requires_grad_();
+  const Tensor soft = F::gumbel_softmax(logits, F::GumbelSoftmaxFuncOptions().tau(0.5));
+  expect_values(soft.sum(-1), {1, 1});
+  manual_seed(5);
+  const Tensor hard = F::gumbel_softmax(logits, F::GumbelSoftmaxFuncOptions().tau(0.5).hard(true));
+  // The same draws: the hard sample is the one-hot of the soft one's argmax.
+  expect_values(hard, dvalues(zeros_like(soft).scatter_(1, std::get<1>(soft.max(1, true)), 1.0)));
+  const Tensor r = randn({2, 3}, kDouble);
+  const Tensor g_hard = autograd::grad({(hard * r).sum()}, {logits})[0];
+  const Tensor g_soft = autograd::grad({(soft * r).sum()}, {logits})[0];
+  CHECK(g_hard.allclose(g_soft));
+  CHECK_THROWS_AS(F::gumbel_softmax(Tensor()), InvalidArgument);
+}
+
+TEST_CASE("nn activation: pdist of the rows, gradients and errors") {
+  const Tensor x = tensor({0.0, 0.0, 3.0, 4.0, 6.0, 8.0}, kDouble).view({3, 2});
+  expect_values(F::pdist(x), {5, 10, 5});
+  expect_values(F::pdist(x, 1), {7, 14, 7});
+  CHECK(F::pdist(zeros({1, 4})).sizes() == IntArrayRef({0}));
+  manual_seed(8);
+  CHECK(check([](const variable_list& v) { return F::pdist(v[0], 3); }, {leaf({4, 3})}));
+  expect_error([] { F::pdist(zeros({3})); }, "pdist only supports 2D tensors, got: 1D");
+  expect_error([] { F::pdist(zeros({3, 2}, kLong)); }, "pdist only supports floating-point dtypes");
+  expect_error([] { F::pdist(zeros({3, 2}), -1); }, "pdist only supports non-negative p values");
+}

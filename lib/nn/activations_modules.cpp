@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "core/check.h"
+#include "ember/autograd.h"
 #include "ember/nn/activation.h"
 #include "ember/ops.h"
 
@@ -34,6 +35,19 @@ Tensor logsigmoid(const Tensor& input) { return ember::log_sigmoid(input); }
 Tensor softmin(const Tensor& input, const SoftminFuncOptions& options) {
   EMBER_CHECK_ARG(input.defined(), "softmin: input is an undefined tensor");
   return ember::softmax(-input, options.dim(), options.dtype());
+}
+Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& options) {
+  EMBER_CHECK_ARG(logits.defined(), "gumbel_softmax: logits is an undefined tensor");
+  Tensor gumbels;
+  {
+    NoGradGuard no_grad;
+    gumbels = -empty_like(logits).exponential_().log();
+  }
+  const Tensor y_soft = ember::softmax((logits + gumbels) / options.tau(), options.dim());
+  if (!options.hard()) return y_soft;
+  const Tensor index = std::get<1>(y_soft.max(options.dim(), /*keepdim=*/true));
+  const Tensor y_hard = zeros_like(logits).scatter_(options.dim(), index, 1.0);
+  return y_hard - y_soft.detach() + y_soft;
 }
 Tensor glu(const Tensor& input, const GLUFuncOptions& options) {
   EMBER_CHECK_ARG(!input.defined() || input.dim() != 0,

@@ -4,6 +4,7 @@
 // pairwise_distance), composed from ember ops with ATen's formulas, checks and texts; and
 // the matching ATen-level free functions.
 #include <string>
+#include <vector>
 
 #include "core/torch_dtype_name.h"
 #include "ember/nn/loss.h"
@@ -162,6 +163,21 @@ Tensor cosine_similarity(const Tensor& x1_in, const Tensor& x2_in,
   const Tensor n1 = clamp_min_values(ember::norm(x1, 2, {dim}, true), options.eps());
   const Tensor n2 = clamp_min_values(ember::norm(x2, 2, {dim}, true), options.eps());
   return ((x1 / n1) * (x2 / n2)).sum({dim});
+}
+
+Tensor pdist(const Tensor& input, double p) {
+  EMBER_CHECK_ARG(input.defined(), "pdist: input is an undefined tensor");
+  EMBER_CHECK_ARG(input.dim() == 2, "pdist only supports 2D tensors, got: {}D", input.dim());
+  EMBER_CHECK_ARG(is_floating_point(input.dtype()), "pdist only supports floating-point dtypes");
+  EMBER_CHECK_ARG(p >= 0, "pdist only supports non-negative p values");
+  const int64_t n = input.size(0);
+  std::vector<int64_t> first, second;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = i + 1; j < n; ++j) first.push_back(i), second.push_back(j);
+  const TensorOptions index_options = TensorOptions(kLong).device(input.device());
+  const Tensor a = input.index_select(0, tensor(first, index_options));
+  const Tensor b = input.index_select(0, tensor(second, index_options));
+  return (a - b).norm(p, {1});
 }
 
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options) {

@@ -288,8 +288,11 @@ Tensor normalize(const Tensor& input, NormalizeFuncOptions options) {
   EMBER_CHECK_ARG(input.defined(), "normalize: undefined input tensor");
   const Tensor denom = input.norm(options.p(), {options.dim()}, /*keepdim=*/true).clamp_min(options.eps());
   if (!options.out()) return input / denom.expand_as(input);
+  // div's out=: resized to the result's shape first, as libtorch resizes it.
   Tensor out = *options.out();
-  return out.copy_(input / denom.expand_as(input));
+  const Tensor result = input / denom.expand_as(input);
+  out.resize_(result.sizes());
+  return out.copy_(result);
 }
 
 }  // namespace nn::functional

@@ -24,6 +24,10 @@ EMBER_API Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options = 
 EMBER_API Tensor logsigmoid(const Tensor& input);
 /// softmax(-input, dim, dtype).
 EMBER_API Tensor softmin(const Tensor& input, const SoftminFuncOptions& options);
+/// softmax((logits + g) / tau) with g ~ Gumbel(0, 1) drawn as libtorch draws it
+/// (-log of exponential_()); with hard, the one-hot of its argmax whose gradient is the soft
+/// sample's (straight-through).
+EMBER_API Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& options = {});
 /// a * sigmoid(b), a and b the halves of input along dim (which must have an even size).
 EMBER_API Tensor glu(const Tensor& input, const GLUFuncOptions& options = {});
 EMBER_API Tensor mish(const Tensor& input);

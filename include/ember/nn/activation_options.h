@@ -103,6 +103,14 @@ using SoftplusFuncOptions = SoftplusOptions;
 using SoftshrinkFuncOptions = SoftshrinkOptions;
 using ThresholdFuncOptions = ThresholdOptions;
 
+/// F::gumbel_softmax's options: temperature tau, one-hot (straight-through) samples when
+/// hard, the softmax dim.
+struct EMBER_API GumbelSoftmaxFuncOptions {
+  EMBER_ARG(double, tau) = 1.0;
+  EMBER_ARG(bool, hard) = false;
+  EMBER_ARG(int, dim) = -1;
+};
+
 struct EMBER_API SoftminFuncOptions {
   SoftminFuncOptions(int64_t dim) : dim_(dim) {}  // NOLINT: implicit as in libtorch
   EMBER_ARG(int64_t, dim);

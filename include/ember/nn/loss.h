@@ -100,6 +100,9 @@ EMBER_API Tensor cosine_similarity(const Tensor& x1, const Tensor& x2,
 /// The p-norm of x1 - x2 + eps along the last dim.
 EMBER_API Tensor pairwise_distance(const Tensor& x1, const Tensor& x2,
                                    const PairwiseDistanceFuncOptions& options = {});
+/// The p-norm distances between the rows of an (N, M) input, for each pair i < j in
+/// row-major order: N (N - 1) / 2 values.
+EMBER_API Tensor pdist(const Tensor& input, double p = 2);
 
 }  // namespace functional
 
