@@ -23,6 +23,7 @@ namespace F = ember::nn::functional;
 namespace {
 
 using nn_test::check;
+using nn_test::expect_error;
 using nn_test::printed;
 
 // The values the cases below use: both sides of each kink, and 0.
@@ -39,12 +40,6 @@ Tensor leaf(IntArrayRef sizes) {
   NoGradGuard no_grad;
   for (double k : {-3., -1., -0.5, 0., 0.5, 1., 3.}) x = where(abs(x - k) < 0.05, x + 0.1, x);
   return x.requires_grad_();
-}
-
-template <class E = InvalidArgument>
-void expect_error(const std::function<void()>& f, const std::string& text) {
-  CHECK_THROWS_AS(f(), E);
-  CHECK_THROWS_WITH(f(), Equals(text));
 }
 
 }  // namespace

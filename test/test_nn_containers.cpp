@@ -84,13 +84,15 @@ TEST_CASE("nn functional: wraps a function with bound arguments, in a Sequential
   CHECK(dvalues(doubled(x)) == std::vector<double>{-4, -1, 0, 3});
   nn::Sequential s(nn::Functional(ember::relu), nn::Functional(ember::leaky_relu, 0.5));
   CHECK(dvalues(s->forward(x)) == std::vector<double>{0, 0, 0, 1.5});
-  CHECK(printed(s) == "ember::nn::Sequential(\n  (0): ember::nn::Functional()\n  (1): ember::nn::Functional()\n)");
+  CHECK(printed(s) ==
+        "ember::nn::Sequential(\n  (0): ember::nn::Functional()\n  (1): ember::nn::Functional()\n)");
   CHECK_FALSE(leaky->is_serializable());
   CHECK(leaky->parameters().empty());
   auto copy = std::dynamic_pointer_cast<nn::FunctionalImpl>(leaky->clone());
   REQUIRE(copy);
   CHECK(dvalues(copy->forward(x)) == dvalues(leaky(x)));
-  CHECK_THROWS_WITH(nn::Functional(nn::FunctionalImpl::Function()), Equals("Functional: the function is empty"));
+  CHECK_THROWS_WITH(nn::Functional(nn::FunctionalImpl::Function()),
+                    Equals("Functional: the function is empty"));
 }
 
 TEST_CASE("nn leaky_relu: values, slope, LeakyReluBackward0, gradcheck, in place, integer error") {
@@ -105,7 +107,9 @@ TEST_CASE("nn leaky_relu: values, slope, LeakyReluBackward0, gradcheck, in place
   Tensor f = tensor({-1.5f, 2.5f});
   CHECK(leaky_relu(f, 0.1).dtype() == kFloat);
   CHECK(dvalues(leaky_relu(f, 0.1)) == dvalues(tensor({-0.15f, 2.5f})));
-  auto fn = [](const autograd::variable_list& v) -> autograd::variable_list { return {leaky_relu(v[0], 0.3)}; };
+  auto fn = [](const autograd::variable_list& v) -> autograd::variable_list {
+    return {leaky_relu(v[0], 0.3)};
+  };
   Tensor r = randn({3, 4}, kDouble) + 0.05;  // away from the kink at 0
   CHECK(autograd::gradcheck(fn, {r.requires_grad_()}));
   Tensor z = dtensor({-2, 4});
@@ -140,17 +144,20 @@ TEST_CASE("nn any_module: forward of any signature, get, ptr, clone and libtorch
 
   nn::AnyModule add(std::make_shared<AddImpl>());
   CHECK(add.forward<int>(3, 4.5f) == 7);
-  CHECK_THROWS_WITH(add.forward<int>(3, 4.5), Equals("Expected argument #1 to be of type float, but received value "
-                                                     "of type double"));
-  CHECK_THROWS_WITH(add.forward<int>(3),
-                    Equals("(anonymous namespace)::AddImpl's forward() method expects 2 argument(s), but received 1. "
-                           "If (anonymous namespace)::AddImpl's forward() method has default arguments, please make "
-                           "sure the forward() method is declared with a corresponding "
-                           "`EMBER_FORWARD_HAS_DEFAULT_ARGS` macro."));
+  CHECK_THROWS_WITH(add.forward<int>(3, 4.5),
+                    Equals("Expected argument #1 to be of type float, but received value "
+                           "of type double"));
+  CHECK_THROWS_WITH(
+      add.forward<int>(3),
+      Equals("(anonymous namespace)::AddImpl's forward() method expects 2 argument(s), but received 1. "
+             "If (anonymous namespace)::AddImpl's forward() method has default arguments, please make "
+             "sure the forward() method is declared with a corresponding "
+             "`EMBER_FORWARD_HAS_DEFAULT_ARGS` macro."));
   CHECK_THROWS_WITH(add.forward<float>(1, 2.0f),
                     Equals("Attempted to cast AnyValue to float, but its actual type is int"));
-  CHECK_THROWS_WITH(any.get<nn::ReLUImpl>(),
-                    Equals("Attempted to cast module of type ember::nn::LinearImpl to type ember::nn::ReLUImpl"));
+  CHECK_THROWS_WITH(
+      any.get<nn::ReLUImpl>(),
+      Equals("Attempted to cast module of type ember::nn::LinearImpl to type ember::nn::ReLUImpl"));
   nn::AnyModule empty;
   CHECK(empty.is_empty());
   CHECK_THROWS_WITH(empty.forward(x), Equals("Cannot call forward() on an empty AnyModule"));
@@ -177,14 +184,16 @@ TEST_CASE("nn module_list: push_back, insert, extend, indexing, iteration and cl
   CHECK(list->ptr<nn::LinearImpl>(0) == a.ptr());
   CHECK(list->ptr<nn::ReLUImpl>(0) == nullptr);
   CHECK(&list->at<nn::LinearImpl>(0) == a.get());
-  CHECK_THROWS_WITH(list->at<nn::ReLUImpl>(0), Equals("ModuleList::at: the module at index 0 is a "
-                                                      "ember::nn::LinearImpl, not the requested ember::nn::ReLUImpl"));
+  CHECK_THROWS_WITH(list->at<nn::ReLUImpl>(0),
+                    Equals("ModuleList::at: the module at index 0 is a "
+                           "ember::nn::LinearImpl, not the requested ember::nn::ReLUImpl"));
   CHECK_THROWS_WITH(list[4], Equals("Index out of range: 4 for a container of 4 modules"));
   list->insert(1, nn::GELU());
   std::vector<std::string> names;
   for (const auto& c : list->named_children()) names.push_back(c.key() + "=" + c.value()->name());
-  CHECK(names == std::vector<std::string>{"0=ember::nn::LinearImpl", "1=ember::nn::GELUImpl", "2=ember::nn::ReLUImpl",
-                                          "3=ember::nn::TanhImpl", "4=ember::nn::SigmoidImpl"});
+  CHECK(names == std::vector<std::string>{"0=ember::nn::LinearImpl", "1=ember::nn::GELUImpl",
+                                          "2=ember::nn::ReLUImpl", "3=ember::nn::TanhImpl",
+                                          "4=ember::nn::SigmoidImpl"});
   size_t n = 0;
   for (const auto& m : *list) CHECK(m == list->ptr(n++));
   CHECK(n == 5);
@@ -194,7 +203,8 @@ TEST_CASE("nn module_list: push_back, insert, extend, indexing, iteration and cl
   more->extend(std::vector<std::shared_ptr<nn::Module>>{nn::Linear(1, 1).ptr()});
   CHECK(more->size() == 6);
   CHECK(more[4] == list[4]);
-  CHECK_THROWS_WITH(list->insert(9, nn::ReLU()), Contains("Index out of range: 9 for a container of 5 modules"));
+  CHECK_THROWS_WITH(list->insert(9, nn::ReLU()),
+                    Contains("Index out of range: 9 for a container of 5 modules"));
   CHECK(list->size() == 5);
 
   auto copy = std::dynamic_pointer_cast<nn::ModuleListImpl>(list->clone());
@@ -220,7 +230,8 @@ TEST_CASE("nn module_dict: insertion order, replace, pop, update, clear, clone a
   CHECK(dict->contains("act"));
   CHECK_THROWS_WITH(dict["nope"], Equals("Key 'nope' is not defined"));
   CHECK_THROWS_WITH(dict->at<nn::TanhImpl>("fc"), Contains("under key 'fc' is a ember::nn::LinearImpl"));
-  OrderedDict<std::string, std::shared_ptr<nn::Module>> od{{"act", nn::Tanh().ptr()}, {"out", nn::Sigmoid().ptr()}};
+  OrderedDict<std::string, std::shared_ptr<nn::Module>> od{{"act", nn::Tanh().ptr()},
+                                                           {"out", nn::Sigmoid().ptr()}};
   dict->update(od);  // "act" replaced in place, "out" appended
   CHECK(dict->keys() == std::vector<std::string>{"fc", "act", "out"});
   CHECK(dict["act"]->name() == "ember::nn::TanhImpl");
@@ -228,8 +239,9 @@ TEST_CASE("nn module_dict: insertion order, replace, pop, update, clear, clone a
   CHECK(dict->pop("out")->name() == "ember::nn::SigmoidImpl");
   CHECK(dict->named_children().keys() == std::vector<std::string>{"fc", "act"});
   CHECK_THROWS_WITH(dict->pop("out"), Equals("Key 'out' is not defined"));
-  CHECK(printed(dict) == "ember::nn::ModuleDict(\n  (fc): ember::nn::Linear(in_features=2, out_features=2, "
-                         "bias=true)\n  (act): ember::nn::Tanh()\n)");
+  CHECK(printed(dict) ==
+        "ember::nn::ModuleDict(\n  (fc): ember::nn::Linear(in_features=2, out_features=2, "
+        "bias=true)\n  (act): ember::nn::Tanh()\n)");
   auto copy = std::dynamic_pointer_cast<nn::ModuleDictImpl>(dict->clone());
   REQUIRE(copy);
   CHECK(copy->keys() == dict->keys());
@@ -282,8 +294,9 @@ TEST_CASE("nn parameter_list / parameter_dict: registration keeps requires_grad,
   CHECK(dict->contains("steps"));
   CHECK_THROWS_WITH(dict->insert("scale", ones({1})), Equals("Parameter 'scale' already defined"));
   CHECK_THROWS_WITH(dict["nope"], Equals("Parameter 'nope' is not defined"));
-  CHECK(printed(dict) == "ember::nn::ParameterDict(\n(scale): Parameter containing: [Float of size [2]]\n"
-                         "(steps): Parameter containing: [Long of size []]\n)");
+  CHECK(printed(dict) ==
+        "ember::nn::ParameterDict(\n(scale): Parameter containing: [Float of size [2]]\n"
+        "(steps): Parameter containing: [Long of size []]\n)");
   OrderedDict<std::string, Tensor> upd{{"scale", full({2}, 3.0)}, {"extra", ones({1})}};
   CHECK_THROWS_WITH(dict->update(upd), Equals("Parameter 'extra' is not defined"));
   CHECK(dvalues(dict["scale"]) == std::vector<double>{1, 1});  // nothing changed
@@ -302,7 +315,8 @@ TEST_CASE("nn parameter_list / parameter_dict: registration keeps requires_grad,
 }
 
 TEST_CASE("nn sequential: AnyModule entries, names, typed forward, clone and errors") {
-  nn::Sequential named({{"fc", nn::Linear(2, 3)}, {"act", nn::Functional(ember::relu)}, {"out", nn::Linear(3, 1)}});
+  nn::Sequential named(
+      {{"fc", nn::Linear(2, 3)}, {"act", nn::Functional(ember::relu)}, {"out", nn::Linear(3, 1)}});
   CHECK(named->named_children().keys() == std::vector<std::string>{"fc", "act", "out"});
   CHECK(named->named_parameters().keys() ==
         std::vector<std::string>{"fc.weight", "fc.bias", "out.weight", "out.bias"});
@@ -312,8 +326,9 @@ TEST_CASE("nn sequential: AnyModule entries, names, typed forward, clone and err
   CHECK(dvalues(named->forward(x)) == dvalues(out->forward(relu(fc->forward(x)))));
   CHECK_THROWS_WITH(named->forward<int>(x),
                     Equals("The type of the return value is ember::Tensor, but you asked for type int"));
-  CHECK_THROWS_WITH(named->at<nn::ReLUImpl>(0),
-                    Equals("Attempted to cast module of type ember::nn::LinearImpl to type ember::nn::ReLUImpl"));
+  CHECK_THROWS_WITH(
+      named->at<nn::ReLUImpl>(0),
+      Equals("Attempted to cast module of type ember::nn::LinearImpl to type ember::nn::ReLUImpl"));
   nn::Sequential ints(std::make_shared<AddImpl>());
   CHECK(ints->forward<int>(2, 3.0f) == 5);
   nn::Sequential s;
@@ -371,13 +386,15 @@ TEST_CASE("nn clone: deep copies with the same values, fresh leaves, fields rebo
 
   auto plain = std::make_shared<Plain>();
   CHECK_THROWS_AS(plain->clone(), NotImplemented);
-  CHECK_THROWS_WITH(plain->clone(), Equals("clone() has not been implemented for (anonymous namespace)::Plain. "
-                                           "Subclass ember::nn::Cloneable<(anonymous namespace)::Plain> instead "
-                                           "of ember::nn::Module to inherit the ability to clone."));
+  CHECK_THROWS_WITH(plain->clone(),
+                    Equals("clone() has not been implemented for (anonymous namespace)::Plain. "
+                           "Subclass ember::nn::Cloneable<(anonymous namespace)::Plain> instead "
+                           "of ember::nn::Module to inherit the ability to clone."));
   auto bad = std::make_shared<CtorRegisteredImpl>();
-  CHECK_THROWS_WITH(bad->clone(), Contains("The cloned module does not have the same number of parameters as the "
-                                           "original module after calling reset(). Are you sure you called "
-                                           "register_parameter() inside reset() and not the constructor?"));
+  CHECK_THROWS_WITH(bad->clone(),
+                    Contains("The cloned module does not have the same number of parameters as the "
+                             "original module after calling reset(). Are you sure you called "
+                             "register_parameter() inside reset() and not the constructor?"));
 }
 
 TEST_CASE("nn module: apply in every form, named_modules / named_children, as<T>, unregister_module") {
@@ -386,7 +403,8 @@ TEST_CASE("nn module: apply in every form, named_modules / named_children, as<T>
   std::vector<std::string> seen;
   cs.apply([&](const nn::Module& m) { seen.push_back(m.name()); });
   CHECK(seen == std::vector<std::string>{"ember::nn::SequentialImpl", "ember::nn::LinearImpl",
-                                         "ember::nn::SequentialImpl", "ember::nn::ReLUImpl", "ember::nn::TanhImpl"});
+                                         "ember::nn::SequentialImpl", "ember::nn::ReLUImpl",
+                                         "ember::nn::TanhImpl"});
   seen.clear();
   cs.apply([&](const std::string& name, const nn::Module&) { seen.push_back(name); }, "net");
   CHECK(seen == std::vector<std::string>{"net", "net.0", "net.1", "net.1.0", "net.1.1"});
@@ -399,8 +417,9 @@ TEST_CASE("nn module: apply in every form, named_modules / named_children, as<T>
   });
   CHECK(seen == std::vector<std::string>{":2", "0:0", "1:2", "1.0:0", "1.1:0"});
   Plain stack_module;
-  CHECK_THROWS_WITH(stack_module.apply([](const std::shared_ptr<nn::Module>&) {}),
-                    Contains("apply: this module ((anonymous namespace)::Plain) is not held by a shared_ptr"));
+  CHECK_THROWS_WITH(
+      stack_module.apply([](const std::shared_ptr<nn::Module>&) {}),
+      Contains("apply: this module ((anonymous namespace)::Plain) is not held by a shared_ptr"));
   CHECK(s->named_modules("m").keys() == std::vector<std::string>{"m", "m.0", "m.1", "m.1.0", "m.1.1"});
   CHECK(s->named_modules("", false).keys() == std::vector<std::string>{"0", "1", "1.0", "1.1"});
   CHECK(s->named_children().keys() == std::vector<std::string>{"0", "1"});
@@ -446,10 +465,11 @@ TEST_CASE("nn utils: clip_grad_norm_ for 2, 1, inf and 0 norms, the non-finite e
   CHECK(nn::utils::clip_grad_norm_({a, b}, 1, 0) == 2);  // the number of gradients
   CHECK(nn::utils::clip_grad_norm_(none, 1.0) == 0);
   grad_of(a, {1, std::numeric_limits<double>::infinity()});
-  expect_throw<InvalidArgument>([&] { nn::utils::clip_grad_norm_(a, 1.0, 2.0, true); },
-                                "The total norm of order 2 for gradients from `parameters` is non-finite, so it "
-                                "cannot be clipped. To disable this error and scale the gradients with the "
-                                "non-finite norm anyway, set `error_if_nonfinite=false`");
+  expect_throw<InvalidArgument>(
+      [&] { nn::utils::clip_grad_norm_(a, 1.0, 2.0, true); },
+      "The total norm of order 2 for gradients from `parameters` is non-finite, so it "
+      "cannot be clipped. To disable this error and scale the gradients with the "
+      "non-finite norm anyway, set `error_if_nonfinite=false`");
   CHECK(dvalues(a.grad())[0] == 1);  // unchanged on error
   grad_of(a, {-5, 0.5});
   nn::utils::clip_grad_value_(a, 1.0);

@@ -28,6 +28,7 @@ namespace {
 Tensor leaf(IntArrayRef sizes) { return (rand(sizes, kDouble) * 2 - 1).requires_grad_(); }
 
 using nn_test::check;
+using nn_test::expect_error;
 using nn_test::printed;
 
 void expect_values(const Tensor& got, const std::vector<double>& want) {
@@ -35,14 +36,6 @@ void expect_values(const Tensor& got, const std::vector<double>& want) {
 }
 
 // Runs f, which must throw E with exactly `text`, and checks that `input` kept its values.
-template <class E = InvalidArgument>
-void expect_error(const std::function<void()>& f, const std::string& text, const Tensor& input = {}) {
-  const Tensor before = input.defined() ? input.clone() : Tensor();
-  CHECK_THROWS_AS(f(), E);
-  CHECK_THROWS_WITH(f(), Equals(text));
-  if (input.defined()) CHECK(equal(input, before));
-}
-
 }  // namespace
 
 TEST_CASE("nn conv: conv2d values with stride, padding, dilation, groups and bias") {

@@ -22,12 +22,8 @@ namespace F = ember::nn::functional;
 namespace {
 
 using nn_test::check;
+using nn_test::expect_error;
 using nn_test::printed;
-
-void expect_error(const std::function<void()>& f, const std::string& text) {
-  CHECK_THROWS_AS(f(), InvalidArgument);
-  CHECK_THROWS_WITH(f(), Equals(text));
-}
 
 Tensor leaf(IntArrayRef sizes) { return randn(sizes, kDouble).requires_grad_(); }
 
@@ -109,7 +105,8 @@ TEST_CASE("nn conv_transpose: modules, output_size and printing") {
       [&] {
         m->forward(x, IntArrayRef({11, 9}));
       },
-      "requested an output size of [11, 9], but valid sizes range from 9 9 to 10 10 (for an input of [5, 5])");
+      "requested an output size of [11, 9], but valid sizes range from 9 9 to 10 10 (for an input of [5, "
+      "5])");
   expect_error([&] { m->forward(x, IntArrayRef({9})); }, "output_size must have 2 or 4 elements (got 1)");
   CHECK(printed(*m) ==
         "ember::nn::ConvTranspose2d(4, 6, kernel_size=[3, 3], stride=[2, 2], padding=[1, 1], groups=2)");

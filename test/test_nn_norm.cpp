@@ -24,13 +24,8 @@ namespace F = ember::nn::functional;
 namespace {
 
 using nn_test::check;
+using nn_test::expect_error;
 using nn_test::printed;
-
-template <class E = InvalidArgument>
-void expect_error(const std::function<void()>& f, const std::string& text) {
-  CHECK_THROWS_AS(f(), E);
-  CHECK_THROWS_WITH(f(), Equals(text));
-}
 
 Tensor leaf(IntArrayRef sizes, double scale = 1.0) {
   return (randn(sizes, kDouble) * scale).requires_grad_();

@@ -35,16 +35,11 @@ Tensor leaf(IntArrayRef sizes) {
 }
 
 using nn_test::check;
+using nn_test::expect_error;
 using nn_test::printed;
 
 void expect_values(const Tensor& got, const std::vector<double>& want) {
   nn_test::expect_values(got, want, 1e-4);
-}
-
-template <class E = InvalidArgument>
-void expect_error(const std::function<void()>& f, const std::string& text) {
-  CHECK_THROWS_AS(f(), E);
-  CHECK_THROWS_WITH(f(), Equals(text));
 }
 
 const double kInf = std::numeric_limits<double>::infinity();

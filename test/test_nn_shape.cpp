@@ -23,6 +23,7 @@ namespace F = ember::nn::functional;
 namespace {
 
 using nn_test::check;
+using nn_test::expect_error;
 using nn_test::printed;
 using Sizes = std::vector<int64_t>;
 
@@ -30,12 +31,6 @@ Tensor leaf(IntArrayRef sizes) { return (rand(sizes, kDouble) * 2 - 1).requires_
 
 void expect_values(const Tensor& got, const std::vector<double>& want) {
   nn_test::expect_values(got, want, 1e-6);
-}
-
-template <class E = InvalidArgument>
-void expect_error(const std::function<void()>& f, const std::string& text) {
-  CHECK_THROWS_AS(f(), E);
-  CHECK_THROWS_WITH(f(), Equals(text));
 }
 
 // Collects the warnings of a scope.

@@ -17,6 +17,7 @@
 namespace {
 
 using crosscheck::as_torch;
+using crosscheck::printed;
 using crosscheck::check_close;
 using crosscheck::ember_error;
 using crosscheck::fresh_seed;
@@ -30,15 +31,6 @@ using TInputs = std::vector<torch::Tensor>;
 // Values spread over the kinks and both tails (|x| up to ~12), as a leaf.
 ember::Tensor leaf(std::vector<int64_t> sizes, ember::ScalarType dt) {
   return (ember::randn(sizes, ember::kDouble) * 4).to(dt).requires_grad_();
-}
-
-template <class T>
-std::string printed(const T& m) {
-  std::ostringstream s;
-  s << m;
-  std::string r = s.str();
-  for (size_t p; (p = r.find("torch::nn::")) != std::string::npos;) r.replace(p, 5, "ember");
-  return r;
 }
 
 struct Case {

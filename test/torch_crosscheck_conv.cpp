@@ -19,6 +19,7 @@
 namespace {
 
 using crosscheck::as_torch;
+using crosscheck::printed;
 using crosscheck::check_close;
 using crosscheck::ember_error;
 using crosscheck::fresh_seed;
@@ -39,15 +40,6 @@ struct Conv2dCase {
   int64_t groups;
   bool bias;
 };
-
-template <class T>
-std::string printed(const T& m) {
-  std::ostringstream s;
-  s << m;
-  std::string r = s.str();
-  for (size_t p; (p = r.find("torch::nn::")) != std::string::npos;) r.replace(p, 5, "ember");
-  return r;
-}
 
 // libtorch's MNIST network, written once per library.
 template <class NN, class Tensor>

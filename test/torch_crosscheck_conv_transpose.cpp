@@ -16,6 +16,7 @@
 namespace {
 
 using crosscheck::as_torch;
+using crosscheck::printed;
 using crosscheck::check_close;
 using crosscheck::ember_error;
 using crosscheck::same_forward_backward;
@@ -25,15 +26,6 @@ using TInputs = std::vector<torch::Tensor>;
 
 ember::Tensor leaf(std::vector<int64_t> sizes) {
   return ember::randn(sizes, ember::kDouble).requires_grad_();
-}
-
-template <class T>
-std::string printed(const T& m) {
-  std::ostringstream s;
-  s << m;
-  std::string r = s.str();
-  for (size_t p; (p = r.find("torch::nn::")) != std::string::npos;) r.replace(p, 5, "ember");
-  return r;
 }
 
 struct Case {

@@ -18,6 +18,7 @@
 namespace {
 
 using crosscheck::as_torch;
+using crosscheck::printed;
 using crosscheck::check_close;
 using crosscheck::ember_error;
 using crosscheck::fresh_seed;
@@ -38,15 +39,6 @@ ember::Tensor tie_leaf(std::vector<int64_t> sizes) {
 }
 
 // A module's printed form with libtorch's namespace spelled as ember's.
-template <class T>
-std::string printed(const T& m) {
-  std::ostringstream s;
-  s << m;
-  std::string r = s.str();
-  for (size_t p; (p = r.find("torch::nn::")) != std::string::npos;) r.replace(p, 5, "ember");
-  return r;
-}
-
 void same_indices(const ember::Tensor& e, const torch::Tensor& t, const std::string& what) {
   INFO(what << ": indices");
   REQUIRE(e.sizes().vec() == t.sizes().vec());

@@ -21,6 +21,7 @@
 namespace {
 
 using crosscheck::as_torch;
+using crosscheck::printed;
 using crosscheck::check_close;
 using crosscheck::ember_error;
 using crosscheck::same_forward_backward;
@@ -33,15 +34,6 @@ using Sizes = std::vector<int64_t>;
 
 ember::Tensor leaf(Sizes sizes, ember::ScalarType dt = ember::kDouble) {
   return ember::randn(sizes, dt).requires_grad_();
-}
-
-template <class T>
-std::string printed(const T& m) {
-  std::ostringstream s;
-  s << m;
-  std::string r = s.str();
-  for (size_t p; (p = r.find("torch::nn::")) != std::string::npos;) r.replace(p, 5, "ember");
-  return r;
 }
 
 // Both libraries' messages for the same bad call.

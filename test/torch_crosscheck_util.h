@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <functional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,17 @@ inline void same_forward_backward(
   for (size_t i = 0; i < leaves.size(); ++i)
     if (leaves[i].defined() && leaves[i].requires_grad())
       check_close(leaves[i].grad(), tleaves[i].grad(), tol, what + ": grad " + std::to_string(i));
+}
+
+/// A module's printed form, libtorch's "torch::nn::" prefix written as ember's, so that
+/// both libraries' modules compare equal when they print alike.
+template <class T>
+std::string printed(const T& m) {
+  std::ostringstream s;
+  s << m;
+  std::string r = s.str();
+  for (size_t p; (p = r.find("torch::nn::")) != std::string::npos;) r.replace(p, 5, "ember");
+  return r;
 }
 
 /// The message of the ember::Error that f throws, or "<no error>".

@@ -175,6 +175,11 @@ class NormImplBase : public Cloneable<Derived> {
   explicit NormImplBase(const DerivedOptions& options_) : options(options_) { reset_state(); }
 
   void reset() override { reset_state(); }
+  /// "BatchNorm2d(4, eps=1e-05, momentum=0.1, affine=true, track_running_stats=true)".
+  void pretty_print(std::ostream& stream) const override {
+    detail::print_norm(stream, Derived::kName, options.num_features(), options.eps(), options.momentum(),
+                       options.affine(), options.track_running_stats());
+  }
   void reset_running_stats() {
     detail::reset_norm_running_stats(running_mean, running_var, num_batches_tracked);
   }
@@ -214,10 +219,6 @@ class BatchNormImplBase : public NormImplBase<D, Derived, BatchNormOptions> {
     return detail::batch_norm_module_forward(input, this->options, this->is_training(), this->weight,
                                              this->bias, this->running_mean, this->running_var,
                                              this->num_batches_tracked);
-  }
-  void pretty_print(std::ostream& stream) const override {
-    detail::print_norm(stream, Derived::kName, this->options.num_features(), this->options.eps(),
-                       this->options.momentum(), this->options.affine(), this->options.track_running_stats());
   }
 };
 
@@ -261,10 +262,6 @@ class InstanceNormImpl : public NormImplBase<D, Derived, InstanceNormOptions> {
     this->check_input_dim(input);
     return detail::instance_norm_module_forward(input, this->options, this->is_training(), D, this->weight,
                                                 this->bias, this->running_mean, this->running_var);
-  }
-  void pretty_print(std::ostream& stream) const override {
-    detail::print_norm(stream, Derived::kName, this->options.num_features(), this->options.eps(),
-                       this->options.momentum(), this->options.affine(), this->options.track_running_stats());
   }
 
  protected:
