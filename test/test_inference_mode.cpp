@@ -19,6 +19,11 @@ namespace {
 const char* const kInplace =
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
     "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.";
+const char* const kViewWrite =
+    "A view was created in inference mode and is being modified inplace in normal mode. Given that this use "
+    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view "
+    "and the inplace either both inside the inference_mode block (if you don't want the inplace to be "
+    "tracked) or both outside (if you want the inplace to be tracked).";
 const char* const kNoVersion = "Inference tensors do not track version counter.";
 const char* const kSaved =
     "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
@@ -177,6 +182,73 @@ TEST_CASE("inference mode: an in-place write on an inference tensor outside the 
   InferenceMode guard;
   a.add_(1);
   CHECK(dvalues(a) == std::vector<double>{2, 2, 2});
+}
+
+TEST_CASE("inference mode: a view of a normal tensor taken inside the mode refuses autograd writes outside") {
+  // As libtorch 1.13 (the same cases, run there): the view is a normal tensor, so a plain
+  // write later is fine, unless the base required grad or the write itself would record.
+  Tensor leaf = ones({2, 3}).requires_grad_();
+  Tensor base = leaf.mul(2);
+  Tensor plain = ones({2, 3});
+  Tensor of_grad, of_leaf, of_plain, reshaped;
+  {
+    InferenceMode guard;
+    of_grad = base.select(0, 0);
+    of_leaf = leaf.select(0, 1);
+    of_plain = plain.select(0, 0);
+    reshaped = base.view({6}).narrow(0, 0, 2);  // a view of a view keeps the mark
+    CHECK(of_grad.is_view());
+    CHECK_FALSE(of_grad.is_inference());
+    // Inside the mode the same writes are allowed (and recorded nowhere).
+    Tensor inner = base.select(0, 1);
+    inner.mul_(2);
+  }
+  CHECK(dvalues(base) == std::vector<double>{2, 2, 2, 4, 4, 4});
+  CHECK_THAT(message_of([&] { of_grad.mul_(2); }), Equals(kViewWrite));
+  CHECK_THAT(message_of([&] { of_leaf.mul_(2); }), Equals(kViewWrite));
+  CHECK_THAT(message_of([&] { reshaped.add_(1); }), Equals(kViewWrite));
+  CHECK_THAT(message_of([&] { of_plain.mul_(leaf.select(0, 0)); }), Equals(kViewWrite));
+  CHECK_THAT(message_of([&] { of_plain.copy_(leaf.select(0, 0)); }), Equals(kViewWrite));
+  CHECK(dvalues(base) == std::vector<double>{2, 2, 2, 4, 4, 4});
+  CHECK(dvalues(plain) == std::vector<double>{1, 1, 1, 1, 1, 1});
+  // A write that records nothing is fine: a plain value, or grad mode off.
+  of_plain.mul_(3);
+  CHECK(dvalues(plain) == std::vector<double>{3, 3, 3, 1, 1, 1});
+  {
+    NoGradGuard no_grad;
+    of_grad.add_(1);
+  }
+  CHECK(dvalues(base) == std::vector<double>{3, 3, 3, 4, 4, 4});
+  // A view taken outside the mode, and detach() / data() inside it, carry no mark.
+  base.select(0, 0).add_(leaf.select(0, 0));
+  Tensor detached;
+  {
+    InferenceMode guard;
+    detached = base.detach();
+    CHECK_FALSE(detached.is_view());
+  }
+  detached.add_(1);
+  CHECK(dvalues(detached) == std::vector<double>{5, 5, 5, 5, 5, 5});
+}
+
+TEST_CASE("inference mode: is_view as libtorch's") {
+  Tensor a = ones({2, 3});
+  CHECK_FALSE(a.is_view());
+  CHECK(a.select(0, 0).is_view());
+  CHECK(a.alias().is_view());
+  CHECK(a.reshape({6}).is_view());
+  CHECK_FALSE(a.t().reshape({6}).is_view());  // a copy
+  Tensor g = ones({2, 3}).requires_grad_();
+  CHECK(g.reshape({6}).is_view());
+  CHECK_FALSE(g.t().reshape({6}).is_view());
+  CHECK(a.expand({2, 2, 3}).is_view());
+  CHECK(a.select(0, 0).select(0, 1).is_view());
+  CHECK_FALSE(a.detach().is_view());
+  CHECK_FALSE(a.data().is_view());
+  CHECK_FALSE(a.contiguous().is_view());
+  InferenceMode guard;
+  CHECK_FALSE(ones({2, 3}).select(0, 0).is_view());  // a view of an inference tensor
+  CHECK(a.select(0, 0).is_view());
 }
 
 TEST_CASE("inference mode: requires_grad_ on an inference tensor, inside and outside the mode") {

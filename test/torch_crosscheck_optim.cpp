@@ -13,6 +13,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "torch_crosscheck_util.h"
@@ -226,6 +227,56 @@ TEST_CASE("optim crosscheck: LBFGS matches torch::optim::LBFGS step by step") {
       size_t kept = 0;
       while (est.count("state.0.0.old_dirs." + std::to_string(kept))) ++kept;
       REQUIRE(kept == tstate.old_dirs().size());
+    }
+}
+
+TEST_CASE("optim crosscheck: LBFGS whose closure throws mid-step continues as libtorch's") {
+  // The closure fails on its k-th call (the first evaluation, a fixed step's re-evaluation or
+  // one inside the line search); the parameters have moved by then, and the next steps must
+  // start from the same state in both libraries.
+  for (bool wolfe : {false, true})
+    for (int fail_at : {1, 2, 4}) {
+      INFO("strong_wolfe " << wolfe << ", closure fails on call " << fail_at);
+      LbfgsRun r(ember::kDouble);
+      auto eo = ember::optim::LBFGSOptions(1).max_iter(4).history_size(3);
+      auto to = torch::optim::LBFGSOptions(1).max_iter(4).history_size(3);
+      if (wolfe) {
+        eo.line_search_fn("strong_wolfe");
+        to.line_search_fn("strong_wolfe");
+      }
+      ember::optim::LBFGS eopt(r.ep, eo);
+      torch::optim::LBFGS topt(r.tp, to);
+      int ecalls = 0, tcalls = 0;
+      auto eclosure = [&] {
+        if (++ecalls == fail_at) throw std::runtime_error("closure failed");
+        eopt.zero_grad();
+        ember::Tensor loss = (ember::tanh(ember::matmul(r.ex, r.ep[0]) + r.ep[1]) - r.ey).pow(2).mean();
+        loss.backward();
+        return loss;
+      };
+      auto tclosure = [&] {
+        if (++tcalls == fail_at) throw std::runtime_error("closure failed");
+        topt.zero_grad();
+        torch::Tensor loss = (torch::tanh(torch::matmul(r.tx, r.tp[0]) + r.tp[1]) - r.ty).pow(2).mean();
+        loss.backward();
+        return loss;
+      };
+      REQUIRE_THROWS_AS(eopt.step(eclosure), std::runtime_error);
+      REQUIRE_THROWS_AS(topt.step(tclosure), std::runtime_error);
+      for (size_t i = 0; i < r.ep.size(); ++i) REQUIRE(max_rel_diff(r.ep[i], r.tp[i]) <= 1e-12);
+      for (int s = 0; s < 2; ++s) {
+        INFO("step " << s << " after the failure");
+        const double el = eopt.step(eclosure).item<double>();
+        const double tl = topt.step(tclosure).item<double>();
+        REQUIRE(std::abs(el - tl) <= 1e-10 * (1 + std::abs(tl)));
+        REQUIRE(ecalls == tcalls);
+        for (size_t i = 0; i < r.ep.size(); ++i) REQUIRE(max_rel_diff(r.ep[i], r.tp[i]) <= 1e-10);
+      }
+      const auto& tstate = static_cast<const torch::optim::LBFGSParamState&>(
+          *topt.state().at(c10::guts::to_string(r.tp[0].unsafeGetTensorImpl())));
+      const auto est = eopt.state_tensors();
+      REQUIRE(est.at("state.0.0.func_evals").item<int64_t>() == tstate.func_evals());
+      REQUIRE(est.at("state.0.0.n_iter").item<int64_t>() == tstate.n_iter());
     }
 }
 

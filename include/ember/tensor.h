@@ -315,6 +315,9 @@ class EMBER_API Tensor {
   uint32_t _version() const;
   /// Made inside InferenceMode, or a view of such a tensor (ember/autograd.h).
   bool is_inference() const { return impl("is_inference")->is_inference_; }
+  /// Made by a view op (select, view, alias, ...) from a tensor that is not an inference tensor,
+  /// as libtorch's is_view(); detach() and data() are not views.
+  bool is_view() const { return impl("is_view")->view_kind_ & kIsView; }
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {},
                 bool create_graph = false) const;
   Tensor detach() const;

@@ -75,6 +75,13 @@ class Storage : public IntrusivePtr<StorageImpl> {
   Device device() const { return get() ? get()->reported_device() : Device(kCPU); }
 };
 
+/// TensorImpl::view_kind_ bits.
+enum ViewKind : uint8_t {
+  kIsView = 1,                  // a view op's result (libtorch's is_view())
+  kInferenceModeView = 2,       // ... of a normal tensor, made inside InferenceMode
+  kInferenceModeViewOfGrad = 4  // ... whose base required grad then
+};
+
 /// Sizes, strides, offset and dtype over a Storage.
 struct EMBER_API TensorImpl {
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
@@ -107,6 +114,9 @@ struct EMBER_API TensorImpl {
   /// Made inside InferenceMode, or a view of such a tensor (Note [Inference tensors]): no
   /// version counter, no autograd history, no in-place writes outside InferenceMode.
   bool is_inference_;
+  /// Made by a view op (ViewKind bits): Tensor::is_view(), and libtorch's refusal to write
+  /// with autograd into a view taken inside InferenceMode (Note [Inference tensors]).
+  uint8_t view_kind_ = 0;
   /// Grad, grad_fn and hooks; null for a tensor that never touched autograd.
   autograd::AutogradMeta* autograd_meta_ = nullptr;
 };

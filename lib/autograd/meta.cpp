@@ -6,6 +6,7 @@
 #include "core/check.h"
 #include "ember/ops.h"
 #include "iter/overlap.h"
+#include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -132,7 +133,9 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t nr
 }
 
 void check_inplace(const Tensor& t) {
-  AutogradMeta* m = t.defined() ? meta(t) : nullptr;
+  if (!t.defined()) return;
+  if (t.unsafe_impl()->view_kind_ & kInferenceModeView) ember::detail::throw_inplace_on_inference_view();
+  AutogradMeta* m = meta(t);
   if (!m) return;
   EMBER_CHECK_ARG(!(m->requires_grad_ && !m->grad_fn_),
                   "a leaf Variable that requires grad is being used in an in-place operation.");

@@ -85,7 +85,7 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
 Tensor Tensor::detach() const {
   EMBER_CHECK_ARG(defined(), "detach: undefined tensor");
   // A new handle on the same storage (and so the same version counter), without history.
-  return detail::make_view(*this, sizes(), strides(), storage_offset());
+  return detail::make_alias(*this);
 }
 
 Tensor& Tensor::detach_() const {
@@ -104,7 +104,7 @@ Tensor Tensor::data() const {
   EMBER_CHECK_ARG(defined(), "data: undefined tensor");
   // libtorch's variable_data(): the same elements, no history. Unlike libtorch the version
   // counter stays shared (ember keeps it with the storage).
-  return detail::make_view(*this, sizes(), strides(), storage_offset());
+  return detail::make_alias(*this);
 }
 
 void Tensor::set_data(const Tensor& new_data) const {

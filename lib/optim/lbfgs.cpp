@@ -405,19 +405,15 @@ std::vector<Tensor> LBFGS::clone_param() const {
 std::tuple<double, Tensor> LBFGS::directional_evaluate(const LossClosure& closure,
                                                        const std::vector<Tensor>& x, double t,
                                                        const Tensor& d) {
+  // A closure that throws leaves the trial point behind, as libtorch's does; step() then stores
+  // the state of the iterations so far, so the next step continues as libtorch's would.
   add_grad(t, d);
   double loss = 0;
-  Tensor flat_grad;
-  try {
-    {
-      AutoGradMode enable_grad(true);
-      loss = closure().item<double>();
-    }
-    flat_grad = gather_flat_grad();
-  } catch (...) {
-    set_param(x);  // the trial point is never left behind
-    throw;
+  {
+    AutoGradMode enable_grad(true);
+    loss = closure().item<double>();
   }
+  Tensor flat_grad = gather_flat_grad();
   set_param(x);
   return std::make_tuple(loss, flat_grad);
 }
@@ -441,7 +437,9 @@ Tensor LBFGS::step(LossClosure closure) {
   const int64_t history_size = options.history_size();
 
   // LBFGS has only global state, kept under the first parameter as libtorch does. It is
-  // worked on as a copy (no tensor of it is written in place) and stored back at the end.
+  // worked on as a copy (no tensor of it is written in place) and stored back at the end, or
+  // when the closure throws: the parameters have moved by then, and libtorch's state, updated
+  // in place, has recorded every iteration up to the throw.
   auto it = state_.find(params[0].unsafe_impl());
   LBFGSParamState state;
   if (it != state_.end()) state = static_cast<const LBFGSParamState&>(*it->second);
@@ -451,146 +449,151 @@ Tensor LBFGS::step(LossClosure closure) {
     static_cast<LBFGSParamState&>(*slot) = state;
   };
 
-  // evaluate initial f(x) and df/dx
-  Tensor orig_loss;
-  {
-    AutoGradMode enable_grad(true);
-    orig_loss = closure();
-  }
-  double loss = val(orig_loss);
-  int64_t current_evals = 1;
-  state.func_evals(state.func_evals() + 1);
-  Tensor flat_grad = gather_flat_grad();
-  bool opt_cond = val(flat_grad.abs().max()) <= tolerance_grad;
-  // optimal condition
-  if (opt_cond) {
+  try {
+    // evaluate initial f(x) and df/dx
+    Tensor orig_loss;
+    {
+      AutoGradMode enable_grad(true);
+      orig_loss = closure();
+    }
+    double loss = val(orig_loss);
+    int64_t current_evals = 1;
+    state.func_evals(state.func_evals() + 1);
+    Tensor flat_grad = gather_flat_grad();
+    bool opt_cond = val(flat_grad.abs().max()) <= tolerance_grad;
+    // optimal condition
+    if (opt_cond) {
+      store();
+      return orig_loss;
+    }
+
+    Tensor& d = state.d();
+    double& t = state.t();
+    auto& old_dirs = state.old_dirs();
+    auto& old_stps = state.old_stps();
+    auto& ro = state.ro();
+    Tensor& H_diag = state.H_diag();
+    Tensor& prev_flat_grad = state.prev_flat_grad();
+    double& prev_loss = state.prev_loss();
+
+    int64_t n_iter = 0;
+    // optimize for a max of max_iter iterations
+    while (n_iter < max_iter) {
+      n_iter += 1;
+      state.n_iter(state.n_iter() + 1);
+
+      // compute gradient descent direction
+      if (state.n_iter() == 1) {
+        d = flat_grad.neg();
+        H_diag = scalar_tensor(
+            1, TensorOptions(kInt64).device(flat_grad.device()));  // libtorch's torch::tensor(1)
+        old_dirs.clear();
+        old_stps.clear();
+        ro.clear();
+      } else {
+        // do lbfgs update (update memory)
+        Tensor y = flat_grad.sub(prev_flat_grad);
+        Tensor s = d.mul(t);
+        Tensor ys = y.dot(s);  // y*s
+        if (val(ys) > 1e-10) {
+          // updating memory
+          if (int64_t(old_dirs.size()) == history_size) {
+            // shift history by one (limited-memory)
+            old_dirs.pop_front();
+            old_stps.pop_front();
+            ro.pop_front();
+          }
+          // store new direction/step
+          old_dirs.push_back(y);
+          old_stps.push_back(s);
+          ro.push_back(ys.reciprocal());  // 1. / ys
+          // update scale of initial Hessian approximation
+          H_diag = ys / y.dot(y);  // (y*y)
+        }
+
+        // compute the approximate (L-BFGS) inverse Hessian multiplied by the gradient
+        const int64_t num_old = int64_t(old_dirs.size());
+        if (!state.al()) state.al(std::vector<Tensor>(size_t(history_size)));
+        auto& al = *state.al();
+        if (int64_t(al.size()) < num_old) al.resize(size_t(num_old));  // history_size lowered since
+
+        // iteration in L-BFGS loop collapsed to use just one buffer
+        Tensor q = flat_grad.neg();
+        for (int64_t i = num_old - 1; i > -1; i--) {
+          al[i] = old_stps[i].dot(q) * ro[i];
+          q.add_(old_dirs[i], -val(al[i]));
+        }
+
+        // multiply by initial Hessian; r/d is the final direction
+        Tensor r = mul(q, H_diag);
+        d = r;
+        for (int64_t i = 0; i < num_old; ++i) {
+          Tensor be_i = old_dirs[i].dot(r) * ro[i];
+          r.add_(old_stps[i], val(al[i] - be_i));
+        }
+      }
+
+      prev_flat_grad =
+          flat_grad.clone();  // libtorch copies into it; a new tensor keeps the stored state intact
+      prev_loss = loss;
+
+      // compute step length: reset initial guess for step size
+      if (state.n_iter() == 1) {
+        t = std::min(1., 1. / val(flat_grad.abs().sum())) * lr;
+      } else {
+        t = lr;
+      }
+
+      // directional derivative
+      Tensor gtd = flat_grad.dot(d);  // g * d
+      // directional derivative is below tolerance
+      if (val(gtd) > -tolerance_change) break;
+
+      // optional line search: user function
+      int64_t ls_func_evals = 0;
+      if (strong_wolfe_search) {
+        const std::vector<Tensor> x_init = clone_param();
+        ObjFunc obj_func = [&](const std::vector<Tensor>& x, double step, const Tensor& dir) {
+          return directional_evaluate(closure, x, step, dir);
+        };
+        std::tie(loss, flat_grad, t, ls_func_evals) =
+            strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd);
+        add_grad(t, d);
+        opt_cond = val(flat_grad.abs().max()) <= tolerance_grad;
+      } else {
+        // no line search, simply move with fixed-step
+        add_grad(t, d);
+        if (n_iter != max_iter) {
+          // re-evaluate function only if not in last iteration (in a stochastic setting there
+          // is no use re-evaluating it there)
+          {
+            AutoGradMode enable_grad(true);
+            loss = val(closure());
+          }
+          flat_grad = gather_flat_grad();
+          opt_cond = val(flat_grad.abs().max()) <= tolerance_grad;
+          ls_func_evals = 1;
+        }
+      }
+      // update func eval
+      current_evals += ls_func_evals;
+      state.func_evals(state.func_evals() + ls_func_evals);
+
+      // check conditions
+      if (n_iter == max_iter) break;
+      if (current_evals >= max_eval) break;
+      // optimal condition
+      if (opt_cond) break;
+      // lack of progress
+      if (val(d.mul(t).abs().max()) <= tolerance_change) break;
+      if (std::abs(loss - prev_loss) < tolerance_change) break;
+    }
     store();
     return orig_loss;
+  } catch (...) {
+    store();
+    throw;
   }
-
-  Tensor& d = state.d();
-  double& t = state.t();
-  auto& old_dirs = state.old_dirs();
-  auto& old_stps = state.old_stps();
-  auto& ro = state.ro();
-  Tensor& H_diag = state.H_diag();
-  Tensor& prev_flat_grad = state.prev_flat_grad();
-  double& prev_loss = state.prev_loss();
-
-  int64_t n_iter = 0;
-  // optimize for a max of max_iter iterations
-  while (n_iter < max_iter) {
-    n_iter += 1;
-    state.n_iter(state.n_iter() + 1);
-
-    // compute gradient descent direction
-    if (state.n_iter() == 1) {
-      d = flat_grad.neg();
-      H_diag =
-          scalar_tensor(1, TensorOptions(kInt64).device(flat_grad.device()));  // libtorch's torch::tensor(1)
-      old_dirs.clear();
-      old_stps.clear();
-      ro.clear();
-    } else {
-      // do lbfgs update (update memory)
-      Tensor y = flat_grad.sub(prev_flat_grad);
-      Tensor s = d.mul(t);
-      Tensor ys = y.dot(s);  // y*s
-      if (val(ys) > 1e-10) {
-        // updating memory
-        if (int64_t(old_dirs.size()) == history_size) {
-          // shift history by one (limited-memory)
-          old_dirs.pop_front();
-          old_stps.pop_front();
-          ro.pop_front();
-        }
-        // store new direction/step
-        old_dirs.push_back(y);
-        old_stps.push_back(s);
-        ro.push_back(ys.reciprocal());  // 1. / ys
-        // update scale of initial Hessian approximation
-        H_diag = ys / y.dot(y);  // (y*y)
-      }
-
-      // compute the approximate (L-BFGS) inverse Hessian multiplied by the gradient
-      const int64_t num_old = int64_t(old_dirs.size());
-      if (!state.al()) state.al(std::vector<Tensor>(size_t(history_size)));
-      auto& al = *state.al();
-      if (int64_t(al.size()) < num_old) al.resize(size_t(num_old));  // history_size lowered since
-
-      // iteration in L-BFGS loop collapsed to use just one buffer
-      Tensor q = flat_grad.neg();
-      for (int64_t i = num_old - 1; i > -1; i--) {
-        al[i] = old_stps[i].dot(q) * ro[i];
-        q.add_(old_dirs[i], -val(al[i]));
-      }
-
-      // multiply by initial Hessian; r/d is the final direction
-      Tensor r = mul(q, H_diag);
-      d = r;
-      for (int64_t i = 0; i < num_old; ++i) {
-        Tensor be_i = old_dirs[i].dot(r) * ro[i];
-        r.add_(old_stps[i], val(al[i] - be_i));
-      }
-    }
-
-    prev_flat_grad =
-        flat_grad.clone();  // libtorch copies into it; a new tensor keeps the stored state intact
-    prev_loss = loss;
-
-    // compute step length: reset initial guess for step size
-    if (state.n_iter() == 1) {
-      t = std::min(1., 1. / val(flat_grad.abs().sum())) * lr;
-    } else {
-      t = lr;
-    }
-
-    // directional derivative
-    Tensor gtd = flat_grad.dot(d);  // g * d
-    // directional derivative is below tolerance
-    if (val(gtd) > -tolerance_change) break;
-
-    // optional line search: user function
-    int64_t ls_func_evals = 0;
-    if (strong_wolfe_search) {
-      const std::vector<Tensor> x_init = clone_param();
-      ObjFunc obj_func = [&](const std::vector<Tensor>& x, double step, const Tensor& dir) {
-        return directional_evaluate(closure, x, step, dir);
-      };
-      std::tie(loss, flat_grad, t, ls_func_evals) =
-          strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd);
-      add_grad(t, d);
-      opt_cond = val(flat_grad.abs().max()) <= tolerance_grad;
-    } else {
-      // no line search, simply move with fixed-step
-      add_grad(t, d);
-      if (n_iter != max_iter) {
-        // re-evaluate function only if not in last iteration (in a stochastic setting there
-        // is no use re-evaluating it there)
-        {
-          AutoGradMode enable_grad(true);
-          loss = val(closure());
-        }
-        flat_grad = gather_flat_grad();
-        opt_cond = val(flat_grad.abs().max()) <= tolerance_grad;
-        ls_func_evals = 1;
-      }
-    }
-    // update func eval
-    current_evals += ls_func_evals;
-    state.func_evals(state.func_evals() + ls_func_evals);
-
-    // check conditions
-    if (n_iter == max_iter) break;
-    if (current_evals >= max_eval) break;
-    // optimal condition
-    if (opt_cond) break;
-    // lack of progress
-    if (val(d.mul(t).abs().max()) <= tolerance_change) break;
-    if (std::abs(loss - prev_loss) < tolerance_change) break;
-  }
-  store();
-  return orig_loss;
 }
 
 }  // namespace ember::optim

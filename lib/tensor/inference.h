@@ -20,10 +20,17 @@ bool inference_mode();
 void set_inference_mode(bool enabled);
 
 [[noreturn]] void throw_inplace_on_inference();
+/// libtorch's error for an in-place write with autograd into a view taken inside InferenceMode.
+[[noreturn]] void throw_inplace_on_inference_view();
+void check_writable_slow(const TensorImpl& impl);
 
-/// Before an in-place or out= write into t: an inference tensor only inside InferenceMode.
+/// Before an in-place or out= write into t: an inference tensor only inside InferenceMode,
+/// and no write with grad mode on into a view of a grad-requiring tensor taken inside it
+/// (the recording paths refuse any other inference-mode view: autograd::detail::check_inplace).
 inline void check_writable(const Tensor& t) {
-  if (__builtin_expect(t.unsafe_impl()->is_inference_, 0) && !inference_mode()) throw_inplace_on_inference();
+  const TensorImpl* impl = t.unsafe_impl();
+  if (__builtin_expect(impl->is_inference_ || (impl->view_kind_ & kInferenceModeViewOfGrad), 0))
+    check_writable_slow(*impl);
 }
 
 /// After an in-place or out= write into t: autograd's version counter (Note [Autograd]),

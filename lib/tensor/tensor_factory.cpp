@@ -3,6 +3,7 @@
 #include "core/check.h"
 #include "ember/registry.h"
 #include "memory/caching_allocator.h"
+#include "tensor/inference.h"
 
 namespace ember::detail {
 
@@ -17,8 +18,7 @@ SizesVector contiguous_strides(IntArrayRef sizes) {
 }
 
 void check_sizes(IntArrayRef sizes, const char* op) {
-  for (int64_t s : sizes)
-    EMBER_CHECK_ARG(s >= 0, "{}: negative dimension in size {}", op, shape_str(sizes));
+  for (int64_t s : sizes) EMBER_CHECK_ARG(s >= 0, "{}: negative dimension in size {}", op, shape_str(sizes));
 }
 
 namespace {
@@ -47,7 +47,8 @@ Tensor empty_on(IntArrayRef sizes, ScalarType dtype, DeviceEntry& device) {
   void* context = nullptr;
   void* stream = device.backend ? device.backend->current_stream(device.physical_index) : nullptr;
   void* data = device.allocator->allocate(nbytes, stream, &context);
-  Storage storage = Storage::adopt(new StorageImpl(data, nbytes, device.device, &CachingAllocator::free, context));
+  Storage storage =
+      Storage::adopt(new StorageImpl(data, nbytes, device.device, &CachingAllocator::free, context));
   return Tensor(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), dtype, sizes)));
 }
 
@@ -67,7 +68,8 @@ EmptyOutputResize::EmptyOutputResize(const Tensor& out, IntArrayRef shape) {
   storage_ = impl.storage_, sizes_ = impl.sizes_, strides_ = impl.strides_, offset_ = impl.storage_offset_;
   // The storage is kept when it already holds the result past the offset (an empty view
   // of a larger tensor then writes into it, as in libtorch); otherwise fresh memory.
-  const size_t needed = checked_nbytes(shape, impl.dtype_) + size_t(impl.storage_offset_) * element_size(impl.dtype_);
+  const size_t needed =
+      checked_nbytes(shape, impl.dtype_) + size_t(impl.storage_offset_) * element_size(impl.dtype_);
   if (needed > impl.storage_->nbytes_) {
     Tensor fresh = empty_on(shape, impl.dtype_, out.device());
     impl.storage_ = fresh.storage();
@@ -91,8 +93,20 @@ EmptyOutputResize::~EmptyOutputResize() {
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   auto* impl = new TensorImpl(base.storage(), base.dtype(), sizes, strides, offset);
   // A view is what its base is, inside InferenceMode or not (Note [Inference tensors]).
-  impl->is_inference_ = base.unsafe_impl()->is_inference_;
+  const TensorImpl* b = base.unsafe_impl();
+  impl->is_inference_ = b->is_inference_;
+  if (!b->is_inference_) {
+    impl->view_kind_ = uint8_t(kIsView | (b->view_kind_ & (kInferenceModeView | kInferenceModeViewOfGrad)));
+    if (inference_mode())
+      impl->view_kind_ |= kInferenceModeView | (base.requires_grad() ? kInferenceModeViewOfGrad : 0);
+  }
   return Tensor(IntrusivePtr<TensorImpl>::adopt(impl));
+}
+
+Tensor make_alias(const Tensor& base) {
+  Tensor t = make_view(base, base.sizes(), base.strides(), base.storage_offset());
+  t.unsafe_impl()->view_kind_ = 0;
+  return t;
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {

@@ -14,6 +14,8 @@ Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor empty_like_contiguous(const Tensor& t, ScalarType dtype);
 /// A view of base's storage with other sizes, strides and offset.
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+/// The same elements under a new handle that is not a view (detach(), data()).
+Tensor make_alias(const Tensor& base);
 /// out= ops (add_out, mul_out, matmul_out) resize an output with no elements to the
 /// result's shape, as libtorch's resize_output does; any other output is left for the
 /// op's shape check to reject. The resize is undone if the op throws before commit().

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/check.h"
+#include "ember/autograd.h"
 #include "tensor/inference.h"
 
 namespace ember {
@@ -73,6 +74,19 @@ void throw_inplace_on_inference() {
       "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
       "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
       "details.");
+}
+void throw_inplace_on_inference_view() {
+  EMBER_THROW(
+      InvalidArgument,
+      "A view was created in inference mode and is being modified inplace in normal mode. Given that "
+      "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+      "both the view and the inplace either both inside the inference_mode block (if you don't want the "
+      "inplace to be tracked) or both outside (if you want the inplace to be tracked).");
+}
+void check_writable_slow(const TensorImpl& impl) {
+  if (t_inference_mode) return;
+  if (impl.is_inference_) throw_inplace_on_inference();
+  if (GradMode::is_enabled()) throw_inplace_on_inference_view();
 }
 }  // namespace detail
 

@@ -107,7 +107,9 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
   SizesVector ns = infer_size(shape, numel(), "reshape");
   SizesVector st;
   if (view_strides(sizes(), strides(), ns, st)) return make_view(*this, ns, st, storage_offset());
-  return clone().view(ns);
+  Tensor copy = clone().view(ns);
+  copy.unsafe_impl()->view_kind_ = 0;  // a new tensor, as libtorch's _unsafe_view of the clone
+  return copy;
 }
 
 Tensor Tensor::view_as(const Tensor& o) const {
