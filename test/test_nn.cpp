@@ -277,12 +277,12 @@ TEST_CASE("nn embedding: N(0, 1) rows, padding row zeroed, lookup and gradient, 
   // row 0 used three times; the padding row 3 gets no gradient
   CHECK(dvalues(e->weight.grad()) == std::vector<double>{3, 3, 1, 1, 1, 1, 0, 0});
 
-  CHECK_THROWS_WITH(e(tensor({4})), Equals("embedding: index 4 is out of range for num_embeddings = 4"));
+  CHECK_THROWS_WITH(e(tensor({4})), Equals("index out of range in self"));
   CHECK_THROWS_WITH(e(tensor({1.0})),
                     Equals("embedding: Expected tensor for argument #1 'indices' to have one of the following scalar "
                            "types: Long, Int; but got Float instead"));
   CHECK_THROWS_WITH(nn::Embedding(nn::EmbeddingOptions(10, 3).padding_idx(10)),
-                    Equals("Embedding: Padding_idx must be within num_embeddings (got 10 for 10)"));
+                    Equals("Padding_idx must be within num_embeddings"));
 }
 
 TEST_CASE("nn layer_norm: ones / zeros, normalises the trailing dims, gradient, errors") {

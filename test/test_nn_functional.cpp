@@ -207,7 +207,7 @@ TEST_CASE("nn functional: layer_norm and embedding gradcheck, errors") {
   CHECK(dvalues(table.grad()) == std::vector<double>{1, 1, 0, 0, 0, 0, 1, 1});
   CHECK(F::embedding(tensor({2}, kInt32), eye(3)).sizes() == IntArrayRef{1, 3});
   CHECK_THROWS_WITH(F::embedding(tensor({-1}), eye(3)),
-                    Equals("embedding: index -1 is out of range for num_embeddings = 3"));
+                    Equals("index out of range in self"));
   CHECK_THROWS_WITH(F::embedding(tensor({0}), ones({3})),
                     Equals("embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape [3]"));
 }

@@ -3,6 +3,7 @@
 /// nn::functional, nn::init and nn::utils (libtorch's torch::nn).
 
 #include "ember/nn/activation.h"
+#include "ember/nn/attention.h"
 #include "ember/nn/cloneable.h"
 #include "ember/nn/container.h"
 #include "ember/nn/conv.h"
@@ -21,5 +22,7 @@
 #include "ember/nn/pimpl.h"
 #include "ember/nn/pixelshuffle.h"
 #include "ember/nn/pooling.h"
+#include "ember/nn/rnn.h"
+#include "ember/nn/transformer.h"
 #include "ember/nn/upsampling.h"
 #include "ember/nn/utils.h"

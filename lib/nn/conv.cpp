@@ -1,6 +1,7 @@
-// conv1d / conv2d as composite ops: zero padding (constant_pad_nd), the input's sliding
+// conv1d / conv2d / conv3d as composite ops: zero padding (constant_pad_nd), the input's sliding
 // windows copied as columns [N, C, kH, kW, OH, OW] (im2col) and a batched matmul with the
-// weight viewed as [groups, C_out / groups, C_in / groups * kH * kW]; autograd follows
+// weight viewed as [groups, C_out / groups, C_in / groups * kH * kW] (3-D: the N-D windows,
+// [N, C, kD, kH, kW, OD, OH, OW]); autograd follows
 // from those ops. Checks come in libtorch 1.13's order with its texts.
 #include "ember/nn/conv.h"
 
@@ -38,8 +39,8 @@ Tensor conv2d_columns(const Tensor& input, const Tensor& weight, const Tensor& b
   // [N, C, kH, kW, OH, OW]: per sample, each group's rows are contiguous. One GEMM per
   // sample and group: the weight's gradient is then a batched product summed over the
   // batch, much faster than one product with a batch-long inner dim (LeNet's layer: 4x).
-  const Tensor cols = sliding_windows(x, win, oh, ow,
-                                      {kWinBatch, kWinChannel, kWinKernelH, kWinKernelW, kWinOutH, kWinOutW});
+  const Tensor cols =
+      sliding_windows(x, win, oh, ow, {kWinBatch, kWinChannel, kWinKernelH, kWinKernelW, kWinOutH, kWinOutW});
   const int64_t k = c / g * kh * kw, l = oh * ow;
   Tensor y = g == 1 ? matmul(weight.reshape({out_c, k}), cols.view({n, k, l}))
                     : matmul(weight.reshape({g, out_c / g, k}), cols.view({n, g, k, l}));
@@ -47,17 +48,43 @@ Tensor conv2d_columns(const Tensor& input, const Tensor& weight, const Tensor& b
   return bias.defined() ? y + bias.view({1, out_c, 1, 1}) : y;
 }
 
-// at::convolution for 1 or 2 spatial dims (1-D runs as 2-D with a height of 1).
+// The convolution of a checked, batched 5-D input, as conv2d_columns with a depth.
+Tensor conv3d_columns(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+  const int64_t n = input.size(0), c = input.size(1), out_c = weight.size(0), g = p.groups;
+  std::vector<int64_t> pad_nd, out;
+  for (size_t i = 3; i-- > 0;) pad_nd.insert(pad_nd.end(), {p.padding[i], p.padding[i]});
+  const bool padded = std::any_of(p.padding.begin(), p.padding.end(), [](int64_t v) { return v != 0; });
+  const Tensor x = padded ? constant_pad_nd(input, pad_nd, 0) : input;
+  nn::detail::WindowNd win{{}, p.stride, p.dilation};
+  int64_t k = c / g, l = 1;
+  for (int64_t i = 0; i < 3; ++i) {
+    const size_t d = size_t(i);
+    win.kernel.push_back(weight.size(i + 2));
+    out.push_back((x.size(i + 2) - p.dilation[d] * (win.kernel[d] - 1) - 1) / p.stride[d] + 1);
+    k *= win.kernel[d];
+    l *= out[d];
+  }
+  const Tensor cols = nn::detail::sliding_windows_nd(x, win, out);  // [N, C, kD, kH, kW, OD, OH, OW]
+  Tensor y = g == 1 ? matmul(weight.reshape({out_c, k}), cols.view({n, k, l}))
+                    : matmul(weight.reshape({g, out_c / g, k}), cols.view({n, g, k, l}));
+  y = y.view({n, out_c, out[0], out[1], out[2]});
+  return bias.defined() ? y + bias.view({1, out_c, 1, 1, 1}) : y;
+}
+
+// at::convolution for 1, 2 or 3 spatial dims (1-D runs as 2-D with a height of 1).
+// `spatial`: the caller's dims (conv1d 1, ...), whose zero output_padding libtorch expands too.
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-                   IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+                   IntArrayRef padding, IntArrayRef dilation, int64_t groups, int64_t spatial) {
   EMBER_CHECK_ARG(weight.defined(), "convolution: the weight is an undefined tensor");
   const int64_t dim = weight.dim() - 2;
   EMBER_CHECK_ARG(dim > 0, "weight should have at least three dimensions");
   EMBER_CHECK_ARG(groups > 0, "non-positive groups is not supported");
   ConvParams p{expand_param(stride, "stride", dim), expand_param(padding, "padding", dim),
                expand_param(dilation, "dilation", dim), groups};
+  expand_param(std::vector<int64_t>(size_t(spatial), 0), "output_padding", dim);
   nn::detail::check_conv(input, weight, bias, p, /*transposed=*/false);
   if (dim == 2) return conv2d_columns(input, weight, bias, p);
+  if (dim == 3) return conv3d_columns(input, weight, bias, p);
   // Only conv1d reaches here with dim 1 (conv2d's input of 4 dims cannot match a 3-D weight).
   p.stride.insert(p.stride.begin(), 1);
   p.padding.insert(p.padding.begin(), 0);
@@ -67,7 +94,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
 
 // padding="same": symmetric where it can be, else an extra zero column on the right.
 Tensor convolution_same(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-                        IntArrayRef dilation, int64_t groups) {
+                        IntArrayRef dilation, int64_t groups, int64_t spatial) {
   EMBER_CHECK_ARG(weight.defined(), "convolution: the weight is an undefined tensor");
   const int64_t k = weight.dim();
   EMBER_CHECK_ARG(k > 2, "weight should have at least three dimensions");
@@ -92,15 +119,18 @@ Tensor convolution_same(const Tensor& input, const Tensor& weight, const Tensor&
   }
   const bool symmetric = std::all_of(pad_nd.begin(), pad_nd.end(), [](int64_t v) { return v == 0; });
   return convolution(symmetric ? input : constant_pad_nd(input, pad_nd, 0), weight, bias, stride, pad_l,
-                     dilation, groups);
+                     dilation, groups, spatial);
 }
 
 Tensor conv_nd(const char* op, int64_t spatial, const Tensor& input, const Tensor& weight, const Tensor& bias,
                IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   EMBER_CHECK_ARG(input.defined(), "{}: the input is an undefined tensor", op);
-  nn::detail::check_bias_type(input, bias);
+  // libtorch's slow_conv3d converts the bias to the input's type; the others refuse it.
+  if (spatial != 3) nn::detail::check_bias_type(input, bias);
+  const Tensor b =
+      spatial == 3 && bias.defined() && bias.dtype() != input.dtype() ? bias.to(input.dtype()) : bias;
   auto [x, batched] = batchify(input, spatial, op);
-  Tensor y = convolution(x, weight, bias, stride, padding, dilation, groups);
+  Tensor y = convolution(x, weight, b, stride, padding, dilation, groups, spatial);
   return batched ? y : y.squeeze(0);
 }
 
@@ -109,14 +139,16 @@ Tensor conv_nd_mode(const char* op, int64_t spatial, const Tensor& input, const 
                     IntArrayRef dilation, int64_t groups) {
   const std::string_view padding = padding_string.view();
   auto [x, batched] = batchify(input, spatial, op);
+  const Tensor b =
+      spatial == 3 && bias.defined() && x.defined() && bias.dtype() != x.dtype() ? bias.to(x.dtype()) : bias;
   Tensor y;
   if (padding == "same") {
     for (int64_t s : stride)
       EMBER_CHECK_ARG(s == 1, "padding='same' is not supported for strided convolutions");
-    y = convolution_same(x, weight, bias, stride, dilation, groups);
+    y = convolution_same(x, weight, b, stride, dilation, groups, spatial);
   } else {
     EMBER_CHECK_ARG(padding == "valid", "Invalid padding string: '{}'", padding);
-    y = convolution(x, weight, bias, stride, int64_t(0), dilation, groups);
+    y = convolution(x, weight, b, stride, int64_t(0), dilation, groups, spatial);
   }
   return batched ? y : y.squeeze(0);
 }
@@ -143,6 +175,16 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   return conv_nd_mode("conv2d", 2, input, weight, bias, stride, padding, dilation, groups);
 }
 
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups);
+}
+
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              ConvPaddingString padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd_mode("conv3d", 3, input, weight, bias, stride, padding, dilation, groups);
+}
+
 namespace nn::functional {
 
 namespace {
@@ -165,6 +207,10 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options) {
   return conv_options<2>(ember::conv2d, ember::conv2d, input, weight, options);
+}
+
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options) {
+  return conv_options<3>(ember::conv3d, ember::conv3d, input, weight, options);
 }
 
 }  // namespace nn::functional

@@ -1,10 +1,10 @@
 // The checks conv and conv_transpose share, with libtorch 1.13's order and texts.
 #include "nn/conv_checks.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
@@ -28,8 +28,10 @@ void check_dtypes(const Tensor& input, const Tensor& weight, const char* kernel)
 }
 
 // slow_conv_transpose2d's texts name the height's and the width's value (1-D runs as 2-D
-// with a height of `height`).
+// with a height of `height`); slow_conv_transpose3d's name the depth's first.
 std::string height_width(const char* name, const std::vector<int64_t>& v, int64_t height, const char* sep) {
+  if (v.size() == 3)
+    return fmt::format("{0}_depth: {1}{4} {0}_height: {2}{4} {0}_width: {3}", name, v[0], v[1], v[2], sep);
   const int64_t h = v.size() == 2 ? v[0] : height, w = v.back();
   return fmt::format("{0}_height: {1}{3} {0}_width: {2}", name, h, w, sep);
 }
@@ -47,8 +49,20 @@ void check_transposed(const Tensor& input, const Tensor& weight, const Tensor& b
       "got bias of size {} instead",
       shape_str(ws), ws[1] * p.groups, shape_str(bias.defined() ? bias.sizes() : IntArrayRef()));
   EMBER_CHECK_ARG(!any_of(p.dilation, [](int64_t v) { return v <= 0; }),
-                  "dilation should be greater than zero, but got {}", height_width("dilation", p.dilation, 1, ","));
-  check_dtypes(input, weight, "slow_conv_transpose2d_out_cpu");
+                  "dilation should be greater than zero, but got {}",
+                  height_width("dilation", p.dilation, 1, ","));
+  if (input.dim() == 5) {
+    // slow_conv_transpose3d dispatches on floating types only.
+    EMBER_CHECK_ARG(input.dtype() == weight.dtype(), "expected scalar type {} but found {}",
+                    ember::detail::torch_name(input.dtype()), ember::detail::torch_name(weight.dtype()));
+    EMBER_CHECK_TYPED(input.dtype() == kFloat || input.dtype() == kDouble, NotImplemented,
+                      "\"slow_conv_transpose3d_out_cpu\" not implemented for '{}'",
+                      ember::detail::torch_name(input.dtype()));
+    EMBER_CHECK_ARG(!bias.defined() || bias.dtype() == input.dtype(), "expected scalar type {} but found {}",
+                    ember::detail::torch_name(input.dtype()), ember::detail::torch_name(bias.dtype()));
+  } else {
+    check_dtypes(input, weight, "slow_conv_transpose2d_out_cpu");
+  }
   for (size_t i = 0; i < p.stride.size(); ++i)
     EMBER_CHECK_ARG(p.output_padding[i] < p.stride[i] || p.output_padding[i] < p.dilation[i],
                     "output padding must be smaller than either stride or dilation, but got {} {} {}",
@@ -173,7 +187,9 @@ void check_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, c
       in_text, kernel_text);
   EMBER_CHECK_ARG(!any_of(p.dilation, [](int64_t v) { return v <= 0; }),
                   "dilation should be greater than zero, but got {}", shape_str(p.dilation));
-  check_dtypes(input, weight, "slow_conv2d_cpu");
+  check_dtypes(input, weight, k == 5 ? "compute_columns3d" : "slow_conv2d_cpu");
+  EMBER_CHECK_TYPED(k != 5 || input.dtype() != kHalf, NotImplemented,
+                    "\"compute_columns3d\" not implemented for 'Half'");
 }
 
 void check_bias_type(const Tensor& input, const Tensor& bias) {

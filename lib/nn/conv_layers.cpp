@@ -1,11 +1,11 @@
-// Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d modules: libtorch's parameter
+// Conv1d / 2d / 3d and ConvTranspose1d / 2d / 3d modules: libtorch's parameter
 // shapes, initialisation order (weight, then bias, from the default generator), padding
 // modes through F::pad, the transposed output_size rule, and printing.
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <ostream>
 #include <vector>
-
-#include <fmt/ranges.h>
 
 #include "core/check.h"
 #include "ember/nn/conv.h"
@@ -25,8 +25,21 @@ void check_channels(const Options& o) {
   EMBER_CHECK_ARG(o.out_channels() % o.groups() == 0, "out_channels must be divisible by groups");
 }
 
+// libtorch's Conv modules keep their options as detail::ConvNdOptions, not transposed.
 template <size_t D>
-void check_options(const ConvOptions<D>& o) {
+detail::ConvNdOptions<D> nd_options(const ConvOptions<D>& o) {
+  return detail::ConvNdOptions<D>(o.in_channels(), o.out_channels(), o.kernel_size())
+      .stride(o.stride())
+      .padding(o.padding())
+      .dilation(o.dilation())
+      .transposed(false)
+      .groups(o.groups())
+      .bias(o.bias())
+      .padding_mode(o.padding_mode());
+}
+
+template <size_t D>
+void check_options(const detail::ConvNdOptions<D>& o) {
   check_channels(o);
   if (o.padding().kind() == kSame)
     for (int64_t s : *o.stride())
@@ -62,7 +75,7 @@ void init_conv(Tensor& weight, Tensor& bias) {
 
 // F::pad's sizes for a padding_mode other than zeros: last dim first, (left, right) each.
 template <size_t D>
-std::vector<int64_t> border_padding(const ConvOptions<D>& o) {
+std::vector<int64_t> border_padding(const detail::ConvNdOptions<D>& o) {
   std::vector<int64_t> pad;
   for (size_t i = D; i-- > 0;) {
     int64_t left = (*o.padding().sizes())[i], right = left;
@@ -78,8 +91,8 @@ std::vector<int64_t> border_padding(const ConvOptions<D>& o) {
 }
 
 template <size_t D, class Conv>
-Tensor forward_conv(const ConvOptions<D>& o, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                    Conv conv) {
+Tensor forward_conv(const detail::ConvNdOptions<D>& o, const Tensor& input, const Tensor& weight,
+                    const Tensor& bias, Conv conv) {
   functional::ConvFuncOptions<D> f;
   f.bias(bias).stride(o.stride()).dilation(o.dilation()).groups(o.groups());
   if (o.padding_mode() == kZeros) return conv(input, weight, f.padding(o.padding()));
@@ -89,7 +102,7 @@ Tensor forward_conv(const ConvOptions<D>& o, const Tensor& input, const Tensor& 
 }
 
 template <size_t D>
-void print_conv(std::ostream& stream, const ConvOptions<D>& o) {
+void print_conv(std::ostream& stream, const detail::ConvNdOptions<D>& o) {
   stream << "ember::nn::Conv" << D << "d(" << o.in_channels() << ", " << o.out_channels()
          << ", kernel_size=" << o.kernel_size() << ", stride=" << o.stride();
   if (auto kind = o.padding().kind())
@@ -97,6 +110,7 @@ void print_conv(std::ostream& stream, const ConvOptions<D>& o) {
   else if (*o.padding().sizes() != *ExpandingArray<D>(0))
     stream << ", padding=" << o.padding().sizes();
   if (*o.dilation() != *ExpandingArray<D>(1)) stream << ", dilation=" << o.dilation();
+  if (*o.output_padding() != *ExpandingArray<D>(0)) stream << ", output_padding=" << o.output_padding();
   if (o.groups() != 1) stream << ", groups=" << o.groups();
   if (!o.bias()) stream << ", bias=false";
   if (o.padding_mode() != kZeros) stream << ", padding_mode=" << padding_mode_name(o.padding_mode());
@@ -158,10 +172,10 @@ void print_conv_transpose(std::ostream& stream, const ConvTransposeOptions<D>& o
 
 }  // namespace
 
-Conv1dImpl::Conv1dImpl(Conv1dOptions options_) : options(std::move(options_)) { reset(); }
+Conv1dImpl::Conv1dImpl(Conv1dOptions options_) : options(nd_options(options_)) { reset(); }
 
 void Conv1dImpl::reset() {
-  reset_conv(*this, options, weight, bias);
+  reset_conv(*this, options, weight, bias, options.transposed());
   reset_parameters();
 }
 
@@ -176,10 +190,10 @@ Tensor Conv1dImpl::forward(const Tensor& input) {
 
 void Conv1dImpl::pretty_print(std::ostream& stream) const { print_conv(stream, options); }
 
-Conv2dImpl::Conv2dImpl(Conv2dOptions options_) : options(std::move(options_)) { reset(); }
+Conv2dImpl::Conv2dImpl(Conv2dOptions options_) : options(nd_options(options_)) { reset(); }
 
 void Conv2dImpl::reset() {
-  reset_conv(*this, options, weight, bias);
+  reset_conv(*this, options, weight, bias, options.transposed());
   reset_parameters();
 }
 
@@ -193,6 +207,24 @@ Tensor Conv2dImpl::forward(const Tensor& input) {
 }
 
 void Conv2dImpl::pretty_print(std::ostream& stream) const { print_conv(stream, options); }
+
+Conv3dImpl::Conv3dImpl(Conv3dOptions options_) : options(nd_options(options_)) { reset(); }
+
+void Conv3dImpl::reset() {
+  reset_conv(*this, options, weight, bias, options.transposed());
+  reset_parameters();
+}
+
+void Conv3dImpl::reset_parameters() { init_conv(weight, bias); }
+
+Tensor Conv3dImpl::forward(const Tensor& input) {
+  return forward_conv(options, input, weight, bias,
+                      [](const Tensor& x, const Tensor& w, const functional::Conv3dFuncOptions& f) {
+                        return functional::conv3d(x, w, f);
+                      });
+}
+
+void Conv3dImpl::pretty_print(std::ostream& stream) const { print_conv(stream, options); }
 
 ConvTranspose1dImpl::ConvTranspose1dImpl(ConvTranspose1dOptions options_) : options(std::move(options_)) {
   reset();
@@ -229,5 +261,23 @@ Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::optional<Int
 }
 
 void ConvTranspose2dImpl::pretty_print(std::ostream& stream) const { print_conv_transpose(stream, options); }
+
+ConvTranspose3dImpl::ConvTranspose3dImpl(ConvTranspose3dOptions options_) : options(std::move(options_)) {
+  reset();
+}
+
+void ConvTranspose3dImpl::reset() {
+  reset_conv(*this, options, weight, bias, /*transposed=*/true);
+  reset_parameters();
+}
+
+void ConvTranspose3dImpl::reset_parameters() { init_conv(weight, bias); }
+
+Tensor ConvTranspose3dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  return forward_conv_transpose(options, "ConvTranspose3d", input, weight, bias, output_size,
+                                [](auto&&... args) { return ember::conv_transpose3d(args...); });
+}
+
+void ConvTranspose3dImpl::pretty_print(std::ostream& stream) const { print_conv_transpose(stream, options); }
 
 }  // namespace ember::nn

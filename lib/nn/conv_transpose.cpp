@@ -1,4 +1,4 @@
-// conv_transpose1d / conv_transpose2d as composite ops, the adjoint of conv's im2col + GEMM:
+// conv_transpose1d / 2d / 3d as composite ops, the adjoint of conv's im2col + GEMM:
 // per group, columns = weight^T x input ([N, C_out, kH, kW, H, W]); col2im adds each column
 // into the full output plane, and the padding is cropped off its borders. The gradient
 // of col2im is im2col, so autograd (double backward included) follows from those ops.
@@ -36,11 +36,35 @@ Tensor conv_transpose2d_columns(const Tensor& input, const Tensor& weight, const
   return bias.defined() ? y + bias.view({1, out_c, 1, 1}) : y;
 }
 
+// The transposed convolution of a checked, batched 5-D input, as conv_transpose2d_columns
+// with a depth (the N-D col2im).
+Tensor conv_transpose3d_columns(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                const ConvParams& p) {
+  const int64_t n = input.size(0), c_in = input.size(1), g = p.groups, out_c = weight.size(1) * g;
+  const int64_t l = input.size(2) * input.size(3) * input.size(4);
+  nn::detail::WindowNd win{{weight.size(2), weight.size(3), weight.size(4)}, p.stride, p.dilation};
+  const int64_t k = out_c / g * win.kernel[0] * win.kernel[1] * win.kernel[2];
+  const Tensor wt = weight.reshape({g, c_in / g, k}).transpose(1, 2);
+  const Tensor cols = g == 1 ? matmul(wt.squeeze(0), input.reshape({n, c_in, l}))
+                             : matmul(wt, input.reshape({n, g, c_in / g, l}));
+  std::vector<int64_t> cols_sizes{n, out_c}, full{n, out_c};
+  cols_sizes.insert(cols_sizes.end(), win.kernel.begin(), win.kernel.end());
+  for (size_t d = 0; d < 3; ++d) {
+    const int64_t in = input.size(int64_t(d) + 2);
+    cols_sizes.push_back(in);
+    full.push_back((in - 1) * p.stride[d] + p.dilation[d] * (win.kernel[d] - 1) + 1 + p.output_padding[d]);
+  }
+  Tensor y = nn::detail::fold_windows_nd(cols.view(cols_sizes), full, win);
+  for (size_t d = 0; d < 3; ++d)
+    if (p.padding[d] > 0) y = y.slice(int64_t(d) + 2, p.padding[d], full[d + 2] - p.padding[d]);
+  return bias.defined() ? y + bias.view({1, out_c, 1, 1, 1}) : y;
+}
+
 Tensor conv_transpose_nd(const char* op, int64_t spatial, const Tensor& input, const Tensor& weight,
                          const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
                          IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   auto [x, batched] = nn::detail::batchify(input, spatial, op);
-  nn::detail::check_bias_type(x, bias);
+  if (spatial != 3) nn::detail::check_bias_type(x, bias);  // slow_conv_transpose3d checks it later
   EMBER_CHECK_ARG(weight.defined(), "{}: the weight is an undefined tensor", op);
   EMBER_CHECK_ARG(groups > 0, "non-positive groups is not supported");
   using nn::detail::expand_param;
@@ -49,7 +73,9 @@ Tensor conv_transpose_nd(const char* op, int64_t spatial, const Tensor& input, c
                expand_param(output_padding, "output_padding", spatial)};
   nn::detail::check_conv(x, weight, bias, p, /*transposed=*/true);
   Tensor y;
-  if (spatial == 2) {
+  if (spatial == 3) {
+    y = conv_transpose3d_columns(x, weight, bias, p);
+  } else if (spatial == 2) {
     y = conv_transpose2d_columns(x, weight, bias, p);
   } else {  // 1-D runs as 2-D with a height of 1
     for (auto* v : {&p.stride, &p.dilation}) v->insert(v->begin(), 1);
@@ -75,6 +101,13 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
                            groups, dilation);
 }
 
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding,
+                           groups, dilation);
+}
+
 namespace nn::functional {
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTranspose1dFuncOptions& o) {
@@ -84,6 +117,11 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTra
 
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const ConvTranspose2dFuncOptions& o) {
   return ember::conv_transpose2d(input, weight, o.bias(), o.stride(), o.padding(), o.output_padding(),
+                                 o.groups(), o.dilation());
+}
+
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const ConvTranspose3dFuncOptions& o) {
+  return ember::conv_transpose3d(input, weight, o.bias(), o.stride(), o.padding(), o.output_padding(),
                                  o.groups(), o.dilation());
 }
 

@@ -1,4 +1,4 @@
-// nn::functional's layers: linear, activations, dropout, softmax, layer_norm, embedding.
+// nn::functional's layers: linear, activations, dropout, softmax, layer_norm (embedding: embedding.cpp).
 #include "ember/nn/functional.h"
 
 #include <cmath>
@@ -116,39 +116,6 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
   if (options.weight().defined()) y = y * options.weight();
   if (options.bias().defined()) y = y + options.bias();
   return y;
-}
-
-Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
-  check_defined(input, "embedding", "input");
-  check_defined(weight, "embedding", "weight");
-  EMBER_CHECK_ARG(input.dtype() == kInt64 || input.dtype() == kInt32,
-                  "embedding: Expected tensor for argument #1 'indices' to have one of the following "
-                  "scalar types: Long, Int; but got {} instead",
-                  ember::detail::torch_name(input.dtype()));
-  EMBER_CHECK_ARG(weight.dim() == 2,
-                  "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
-                  ember::detail::shape_str(weight.sizes()));
-  const int64_t n = weight.size(0);
-  Tensor flat = input.reshape({-1}).to(kInt64);
-  Tensor rows;
-  try {
-    rows = weight.index_select(0, flat);
-  } catch (const InvalidArgument&) {
-    // index_select checks the range without a host sync; only a failure pays for the search.
-    const int64_t lo = flat.min().item<int64_t>(), hi = flat.max().item<int64_t>();
-    EMBER_CHECK_ARG(lo >= 0 && hi < n, "embedding: index {} is out of range for num_embeddings = {}",
-                    lo < 0 ? lo : hi, n);
-    throw;
-  }
-  if (options.padding_idx()) {
-    int64_t pad = *options.padding_idx();
-    if (pad < 0) pad += n;
-    // The padding row's value is returned but receives no gradient (libtorch's backward skips it).
-    rows = ember::where((flat == pad).unsqueeze(1), rows.detach(), rows);
-  }
-  std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end());
-  shape.push_back(weight.size(1));
-  return rows.reshape(shape);
 }
 
 }  // namespace ember::nn::functional

@@ -1,4 +1,4 @@
-// Linear, Flatten, Unflatten, Identity, Embedding, LayerNorm, Dropout.
+// Linear, Flatten, Unflatten, Identity, LayerNorm, Dropout (Embedding: embedding.cpp).
 #include "ember/nn/layers.h"
 
 #include <algorithm>
@@ -108,54 +108,6 @@ void UnflattenImpl::pretty_print(std::ostream& stream) const {
 }
 
 void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Identity()"; }
-
-EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options_) {
-  const int64_t n = options.num_embeddings();
-  EMBER_CHECK_ARG(n >= 0 && options.embedding_dim() >= 0,
-                  "Embedding: num_embeddings and embedding_dim must be non-negative, got {} and {}", n,
-                  options.embedding_dim());
-  if (auto pad = options.padding_idx()) {
-    EMBER_CHECK_ARG(*pad < n && *pad >= -n,
-                    "Embedding: Padding_idx must be within num_embeddings (got {} for {})", *pad, n);
-    if (*pad < 0) options.padding_idx(*pad + n);
-  }
-  reset();
-}
-
-void EmbeddingImpl::reset() {
-  const int64_t n = options.num_embeddings();
-  const Tensor& given = options._weight();
-  if (given.defined()) {
-    EMBER_CHECK_ARG(
-        given.dim() == 2 && given.size(0) == n && given.size(1) == options.embedding_dim(),
-        "Embedding: Shape of _weight does not match num_embeddings and embedding_dim ({} vs [{}, {}])",
-        ember::detail::shape_str(given.sizes()), n, options.embedding_dim());
-    weight = register_parameter("weight", given);
-  } else {
-    weight = register_parameter("weight", ember::empty({n, options.embedding_dim()}));
-    reset_parameters();
-  }
-}
-
-void EmbeddingImpl::reset_parameters() {
-  init::normal_(weight);
-  if (auto pad = options.padding_idx()) {
-    NoGradGuard no_grad;
-    weight.select(0, *pad).fill_(0);
-  }
-}
-
-Tensor EmbeddingImpl::forward(const Tensor& indices) {
-  return functional::embedding(indices, weight,
-                               functional::EmbeddingFuncOptions().padding_idx(options.padding_idx()));
-}
-
-void EmbeddingImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Embedding(num_embeddings=" << options.num_embeddings()
-         << ", embedding_dim=" << options.embedding_dim();
-  if (options.padding_idx()) stream << ", padding_idx=" << *options.padding_idx();
-  stream << ")";
-}
 
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) {
   EMBER_CHECK_ARG(!options.normalized_shape().empty(),

@@ -65,6 +65,16 @@ void check_two_or_three_dims(const Tensor& self, const char* op) {
                   self.dim(), op);
 }
 
+int64_t pooling_output_shape(int64_t in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
+                             bool ceil_mode) {
+  EMBER_CHECK_ARG(stride != 0, "stride should not be zero");
+  EMBER_CHECK_ARG(pad >= 0, "pad must be non-negative, but got pad: {}", pad);
+  EMBER_CHECK_ARG(pad <= kernel / 2,
+                  "pad should be at most half of kernel size, but got pad={} and kernel_size={}", pad,
+                  kernel);
+  return pooling_output_size(in, kernel, pad, pad, stride, dilation, ceil_mode);
+}
+
 }  // namespace nn::detail
 
 namespace {
@@ -73,15 +83,9 @@ struct Pool2d {
   int64_t kh, kw, sh, sw, ph, pw, dh, dw;
 };
 
-// libtorch's pooling_output_shape: its argument checks, then the size.
 int64_t output_shape(int64_t in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
                      bool ceil_mode) {
-  EMBER_CHECK_ARG(stride != 0, "stride should not be zero");
-  EMBER_CHECK_ARG(pad >= 0, "pad must be non-negative, but got pad: {}", pad);
-  EMBER_CHECK_ARG(pad <= kernel / 2,
-                  "pad should be at most half of kernel size, but got pad={} and kernel_size={}", pad,
-                  kernel);
-  return pooling_output_size(in, kernel, pad, pad, stride, dilation, ceil_mode);
+  return nn::detail::pooling_output_shape(in, kernel, pad, stride, dilation, ceil_mode);
 }
 
 // libtorch's pool2d_shape_check (contiguous layout).

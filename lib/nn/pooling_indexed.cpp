@@ -31,6 +31,7 @@ using nn::detail::check_floating;
 using nn::detail::check_one;
 using nn::detail::check_two_or_three_dims;
 using nn::detail::max_at_positions;
+using nn::detail::unpool_output_size;
 
 namespace nn::detail {
 
@@ -58,73 +59,7 @@ std::tuple<Tensor, Tensor> max_at_positions(const Tensor& x, const Tensor& windo
   return {values, pos};
 }
 
-}  // namespace nn::detail
-
-namespace {
-
-// The positions of the adaptive bins of an H x W plane, as max_at_positions' windows.
-Tensor adaptive_windows(int64_t h, int64_t w, int64_t oh, int64_t ow, Device device) {
-  int64_t kh = 1, kw = 1;
-  for (int64_t i = 0; i < oh; ++i) kh = std::max(kh, bin_end(i, h, oh) - bin_start(i, h, oh));
-  for (int64_t j = 0; j < ow; ++j) kw = std::max(kw, bin_end(j, w, ow) - bin_start(j, w, ow));
-  std::vector<int64_t> pos;
-  pos.reserve(size_t(oh * ow * kh * kw));
-  for (int64_t i = 0; i < oh; ++i) {
-    const int64_t h0 = bin_start(i, h, oh), hs = bin_end(i, h, oh) - h0;
-    for (int64_t j = 0; j < ow; ++j) {
-      const int64_t w0 = bin_start(j, w, ow), ws = bin_end(j, w, ow) - w0;
-      for (int64_t a = 0; a < kh; ++a)
-        for (int64_t b = 0; b < kw; ++b)
-          pos.push_back((h0 + std::min(a, hs - 1)) * w + w0 + std::min(b, ws - 1));
-    }
-  }
-  return tensor(pos).to(kInt64).view({1, 1, oh, ow, kh * kw}).to(device);
-}
-
-// libtorch's fractional_max_pool2d_generate_intervals, in the input's type T.
-template <class T>
-std::vector<int64_t> intervals(T sample, int64_t in, int64_t out, int64_t pool) {
-  std::vector<int64_t> seq(static_cast<size_t>(out));
-  if (out > 1) {
-    const T alpha = static_cast<T>(in - pool) / static_cast<T>(out - 1);
-    for (int64_t i = 0; i < out - 1; ++i)
-      seq[size_t(i)] =
-          static_cast<int>((static_cast<T>(i) + sample) * alpha) - static_cast<int>(sample * alpha);
-  }
-  if (out > 0) seq[size_t(out - 1)] = in - pool;
-  return seq;
-}
-
-// The windows of every plane of x (N, C, H, W) from samples (N, C, 2): (w, h) per plane.
-template <class T>
-Tensor fractional_windows(const Tensor& x, const Tensor& samples, int64_t kh, int64_t kw, int64_t oh,
-                          int64_t ow) {
-  const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
-  const Tensor s = samples.detach().to(Device(kCPU)).to(kDouble).contiguous();
-  const double* sp = s.data_ptr<double>();
-  std::vector<int64_t> pos;
-  pos.reserve(size_t(n * c * oh * ow * kh * kw));
-  for (int64_t plane = 0; plane < n * c; ++plane) {
-    const std::vector<int64_t> cols = intervals<T>(static_cast<T>(sp[2 * plane]), w, ow, kw);
-    const std::vector<int64_t> rows = intervals<T>(static_cast<T>(sp[2 * plane + 1]), h, oh, kh);
-    for (int64_t i = 0; i < oh; ++i)
-      for (int64_t j = 0; j < ow; ++j)
-        for (int64_t a = 0; a < kh; ++a)
-          for (int64_t b = 0; b < kw; ++b) pos.push_back((rows[size_t(i)] + a) * w + cols[size_t(j)] + b);
-  }
-  return tensor(pos).to(kInt64).view({n, c, oh, ow, kh * kw}).to(x.device());
-}
-
-// Runs f on (N, C, ...) and drops the batch dim again for an unbatched (C, ...) input.
-template <class F>
-std::tuple<Tensor, Tensor> batched(const Tensor& self, int64_t batched_dims, F f) {
-  if (self.dim() == batched_dims) return f(self);
-  auto [values, indices] = f(self.unsqueeze(0));
-  return {values.squeeze(0), indices.squeeze(0)};
-}
-
-// F::max_unpool's output size (libtorch's _unpool_output_size, reading the last D dims of
-// the input as Python's, so that unbatched inputs work).
+// Reads the last D dims of the input as Python's, so that unbatched inputs work.
 std::vector<int64_t> unpool_output_size(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                                         IntArrayRef padding,
                                         const std::optional<std::vector<int64_t>>& output_size) {
@@ -148,6 +83,59 @@ std::vector<int64_t> unpool_output_size(const Tensor& input, IntArrayRef kernel_
                     min_size, max_size);
   }
   return size;
+}
+
+}  // namespace nn::detail
+
+namespace {
+
+// The positions of the adaptive bins of an H x W plane, as max_at_positions' windows.
+Tensor adaptive_windows(int64_t h, int64_t w, int64_t oh, int64_t ow, Device device) {
+  int64_t kh = 1, kw = 1;
+  for (int64_t i = 0; i < oh; ++i) kh = std::max(kh, bin_end(i, h, oh) - bin_start(i, h, oh));
+  for (int64_t j = 0; j < ow; ++j) kw = std::max(kw, bin_end(j, w, ow) - bin_start(j, w, ow));
+  std::vector<int64_t> pos;
+  pos.reserve(size_t(oh * ow * kh * kw));
+  for (int64_t i = 0; i < oh; ++i) {
+    const int64_t h0 = bin_start(i, h, oh), hs = bin_end(i, h, oh) - h0;
+    for (int64_t j = 0; j < ow; ++j) {
+      const int64_t w0 = bin_start(j, w, ow), ws = bin_end(j, w, ow) - w0;
+      for (int64_t a = 0; a < kh; ++a)
+        for (int64_t b = 0; b < kw; ++b)
+          pos.push_back((h0 + std::min(a, hs - 1)) * w + w0 + std::min(b, ws - 1));
+    }
+  }
+  return tensor(pos).to(kInt64).view({1, 1, oh, ow, kh * kw}).to(device);
+}
+
+// The windows of every plane of x (N, C, H, W) from samples (N, C, 2): (w, h) per plane.
+template <class T>
+Tensor fractional_windows(const Tensor& x, const Tensor& samples, int64_t kh, int64_t kw, int64_t oh,
+                          int64_t ow) {
+  const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  const Tensor s = samples.detach().to(Device(kCPU)).to(kDouble).contiguous();
+  const double* sp = s.data_ptr<double>();
+  std::vector<int64_t> pos;
+  pos.reserve(size_t(n * c * oh * ow * kh * kw));
+  for (int64_t plane = 0; plane < n * c; ++plane) {
+    const std::vector<int64_t> cols =
+        nn::detail::fractional_intervals<T>(static_cast<T>(sp[2 * plane]), w, ow, kw);
+    const std::vector<int64_t> rows =
+        nn::detail::fractional_intervals<T>(static_cast<T>(sp[2 * plane + 1]), h, oh, kh);
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t a = 0; a < kh; ++a)
+          for (int64_t b = 0; b < kw; ++b) pos.push_back((rows[size_t(i)] + a) * w + cols[size_t(j)] + b);
+  }
+  return tensor(pos).to(kInt64).view({n, c, oh, ow, kh * kw}).to(x.device());
+}
+
+// Runs f on (N, C, ...) and drops the batch dim again for an unbatched (C, ...) input.
+template <class F>
+std::tuple<Tensor, Tensor> batched(const Tensor& self, int64_t batched_dims, F f) {
+  if (self.dim() == batched_dims) return f(self);
+  auto [values, indices] = f(self.unsqueeze(0));
+  return {values.squeeze(0), indices.squeeze(0)};
 }
 
 }  // namespace

@@ -60,6 +60,66 @@ Tensor fold_windows(const Tensor& cols, IntArrayRef sizes, const Window2d& w) {
   return out;
 }
 
+Tensor sliding_windows_nd(const Tensor& x, const WindowNd& w, IntArrayRef out) {
+  const size_t dims = w.kernel.size();
+  Tensor cols;
+  {
+    NoGradGuard no_grad;
+    const Tensor c = x.contiguous();
+    // Row-major strides from the sizes (a contiguous tensor's size-1 dims may carry any stride).
+    std::vector<int64_t> row(size_t(c.dim()), 1);
+    for (int64_t i = c.dim() - 1; i-- > 0;) row[size_t(i)] = row[size_t(i) + 1] * c.size(i + 1);
+    std::vector<int64_t> sizes{c.size(0), c.size(1)}, strides{row[0], row[1]};
+    for (size_t i = 0; i < dims; ++i) {
+      sizes.push_back(w.kernel[i]);
+      strides.push_back(w.dilation[i] * row[i + 2]);
+    }
+    for (size_t i = 0; i < dims; ++i) {
+      sizes.push_back(out[i]);
+      strides.push_back(w.stride[i] * row[i + 2]);
+    }
+    cols = c.as_strided(sizes, strides, c.storage_offset()).contiguous();
+  }
+  if (!(GradMode::is_enabled() && x.requires_grad())) return cols;
+  autograd::record("Im2ColBackward0", {&x}, {&cols},
+                   [in_sizes = x.sizes().vec(), w](autograd::FormulaNode&, autograd::variable_list& g)
+                       -> autograd::variable_list { return {fold_windows_nd(g[0], in_sizes, w)}; });
+  return cols;
+}
+
+Tensor fold_windows_nd(const Tensor& cols, IntArrayRef sizes, const WindowNd& w) {
+  const int64_t dims = int64_t(w.kernel.size());
+  const std::vector<int64_t> out(cols.sizes().begin() + 2 + dims, cols.sizes().end());
+  Tensor folded;
+  {
+    NoGradGuard no_grad;
+    folded = zeros(sizes, cols.options());
+    int64_t positions = 1;
+    for (int64_t k : w.kernel) positions *= k;
+    if (cols.numel() > 0)
+      for (int64_t p = 0; p < positions; ++p) {
+        // Kernel position p (row-major over the kernel dims): its slab of cols goes to a
+        // strided slice of the output.
+        Tensor target = folded, slab = cols;
+        for (int64_t d = dims, rest = p; d-- > 0;) {
+          const size_t i = size_t(d);
+          const int64_t k = rest % w.kernel[i];
+          rest /= w.kernel[i];
+          target = target.slice(d + 2, k * w.dilation[i], k * w.dilation[i] + (out[i] - 1) * w.stride[i] + 1,
+                                w.stride[i]);
+          slab = slab.select(d + 2, k);
+        }
+        target.add_(slab);
+      }
+  }
+  if (!(GradMode::is_enabled() && cols.requires_grad())) return folded;
+  autograd::record("Col2ImBackward0", {&cols}, {&folded},
+                   [w, out](autograd::FormulaNode&, autograd::variable_list& g) -> autograd::variable_list {
+                     return {sliding_windows_nd(g[0], w, out)};
+                   });
+  return folded;
+}
+
 int64_t pooling_output_size(int64_t in, int64_t kernel, int64_t pad_l, int64_t pad_r, int64_t stride,
                             int64_t dilation, bool ceil_mode) {
   // div_rtn: division rounding toward negative infinity, as libtorch's.

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "ember/tensor.h"
 
@@ -28,6 +29,22 @@ Tensor sliding_windows(const Tensor& x, const Window2d& w, int64_t out_h, int64_
 /// each window added into a zero (N, C, H, W) tensor of `sizes` where sliding_windows would
 /// have taken it from. Recorded as Col2ImBackward0, whose gradient is sliding_windows.
 Tensor fold_windows(const Tensor& cols, IntArrayRef sizes, const Window2d& w);
+
+/// A window over any number of spatial dims (the 3-D layers): kernel, stride and dilation
+/// per dim.
+struct WindowNd {
+  std::vector<int64_t> kernel, stride, dilation;
+};
+
+/// sliding_windows for x (N, C, spatial...): w[n][c][k...][o...] = x[n][c][o * s + k * d...]
+/// for o < out (one per spatial dim), contiguous in that canonical order. Recorded as
+/// Im2ColBackward0, whose gradient is fold_windows_nd.
+Tensor sliding_windows_nd(const Tensor& x, const WindowNd& w, IntArrayRef out);
+
+/// The adjoint of sliding_windows_nd: cols (N, C, k..., o...) added into a zero tensor of
+/// `sizes` (N, C, spatial...). Recorded as Col2ImBackward0, whose gradient is
+/// sliding_windows_nd.
+Tensor fold_windows_nd(const Tensor& cols, IntArrayRef sizes, const WindowNd& w);
 
 /// libtorch's pooling output size: floor (or ceil) of (in + pads - dilated kernel) / stride
 /// + 1, where in ceil mode the last window must start inside the input or its left pad.

@@ -1,6 +1,7 @@
 #pragma once
-/// Convolutions (libtorch's torch::conv1d / conv2d, F::conv1d / conv2d and the Conv1d /
-/// Conv2d modules, with their options, parameter names, initialisation and error texts).
+/// Convolutions (libtorch's torch::conv1d / conv2d / conv3d, F::conv1d / conv2d / conv3d and
+/// the Conv1d / Conv2d / Conv3d modules, with their options, parameter names, initialisation
+/// and error texts).
 /// Built from ordinary ops: padding, a copy of the input's sliding windows (im2col) and
 /// matmul, so autograd and every device work without convolution kernels.
 
@@ -54,6 +55,12 @@ EMBER_API Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor&
                         int64_t groups = 1);
 EMBER_API Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                         ConvPaddingString padding, IntArrayRef dilation = 1, int64_t groups = 1);
+/// input (N, C_in, D, H, W) or unbatched (C_in, D, H, W), weight (C_out, C_in / groups, kD, kH, kW).
+EMBER_API Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
+                        IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef dilation = 1,
+                        int64_t groups = 1);
+EMBER_API Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        ConvPaddingString padding, IntArrayRef dilation = 1, int64_t groups = 1);
 
 namespace nn {
 
@@ -97,6 +104,30 @@ struct ConvOptions {
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
+
+namespace detail {
+/// The Conv modules' `options` (libtorch's detail::ConvNdOptions): ConvOptions plus
+/// `transposed`, which makes reset() register the weight as (C_in, C_out / groups, k...),
+/// and `output_padding`, printed when not 0.
+template <size_t D>
+struct ConvNdOptions {
+  using padding_t = ConvPadding<D>;
+  ConvNdOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(std::move(kernel_size)) {}
+  EMBER_ARG(int64_t, in_channels);
+  EMBER_ARG(int64_t, out_channels);
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride) = 1;
+  EMBER_ARG(padding_t, padding) = 0;
+  EMBER_ARG(ExpandingArray<D>, dilation) = 1;
+  EMBER_ARG(bool, transposed) = false;
+  EMBER_ARG(ExpandingArray<D>, output_padding) = 0;
+  EMBER_ARG(int64_t, groups) = 1;
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(PaddingMode, padding_mode) = kZeros;
+};
+}  // namespace detail
 
 namespace functional {
 template <size_t D>
@@ -110,9 +141,11 @@ struct ConvFuncOptions {
 };
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
 
 EMBER_API Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options = {});
 EMBER_API Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
+EMBER_API Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options = {});
 }  // namespace functional
 
 /// Applies a 1-D convolution over (N, C_in, L) or (C_in, L). weight (C_out, C_in / groups,
@@ -128,7 +161,7 @@ class EMBER_API Conv1dImpl : public Cloneable<Conv1dImpl> {
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
 
-  Conv1dOptions options;
+  detail::ConvNdOptions<1> options;
   Tensor weight;
   Tensor bias;  // undefined with bias(false)
 };
@@ -146,11 +179,29 @@ class EMBER_API Conv2dImpl : public Cloneable<Conv2dImpl> {
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
 
-  Conv2dOptions options;
+  detail::ConvNdOptions<2> options;
   Tensor weight;
   Tensor bias;
 };
 EMBER_MODULE(Conv2d);
+
+/// Applies a 3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W); parameters as
+/// Conv1d's with weight (C_out, C_in / groups, kD, kH, kW).
+class EMBER_API Conv3dImpl : public Cloneable<Conv3dImpl> {
+ public:
+  Conv3dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<3> kernel_size)
+      : Conv3dImpl(Conv3dOptions(input_channels, output_channels, kernel_size)) {}
+  explicit Conv3dImpl(Conv3dOptions options);
+  void reset() override;
+  void reset_parameters();
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  detail::ConvNdOptions<3> options;
+  Tensor weight;
+  Tensor bias;
+};
+EMBER_MODULE(Conv3d);
 
 }  // namespace nn
 }  // namespace ember

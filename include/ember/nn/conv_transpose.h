@@ -1,6 +1,6 @@
 #pragma once
-/// Transposed convolutions as libtorch has them: torch::conv_transpose1d / conv_transpose2d,
-/// F::conv_transpose1d / conv_transpose2d and nn::ConvTranspose1d / ConvTranspose2d
+/// Transposed convolutions as libtorch has them: torch::conv_transpose1d / 2d / 3d,
+/// F::conv_transpose1d / 2d / 3d and nn::ConvTranspose1d / ConvTranspose2d / ConvTranspose3d
 /// (output_padding, groups, dilation, and an output_size at forward).
 
 #include <cstdint>
@@ -29,6 +29,12 @@ EMBER_API Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, con
                                   IntArrayRef stride = 1, IntArrayRef padding = 0,
                                   IntArrayRef output_padding = 0, int64_t groups = 1,
                                   IntArrayRef dilation = 1);
+/// conv_transpose1d's 3-D form: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
+/// (C_in, C_out / groups, kD, kH, kW).
+EMBER_API Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
+                                  IntArrayRef stride = 1, IntArrayRef padding = 0,
+                                  IntArrayRef output_padding = 0, int64_t groups = 1,
+                                  IntArrayRef dilation = 1);
 
 namespace nn {
 
@@ -51,6 +57,7 @@ struct ConvTransposeOptions {
 };
 using ConvTranspose1dOptions = ConvTransposeOptions<1>;
 using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
 
 namespace functional {
 template <size_t D>
@@ -64,11 +71,14 @@ struct ConvTransposeFuncOptions {
 };
 using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;
 using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
+using ConvTranspose3dFuncOptions = ConvTransposeFuncOptions<3>;
 
 EMBER_API Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                                   const ConvTranspose1dFuncOptions& options = {});
 EMBER_API Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                                   const ConvTranspose2dFuncOptions& options = {});
+EMBER_API Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                                  const ConvTranspose3dFuncOptions& options = {});
 }  // namespace functional
 
 /// Applies a 1-D transposed convolution over (N, C_in, L) or (C_in, L). weight (C_in,
@@ -108,6 +118,24 @@ class EMBER_API ConvTranspose2dImpl : public Cloneable<ConvTranspose2dImpl> {
   Tensor bias;
 };
 EMBER_MODULE(ConvTranspose2d);
+
+/// The 3-D form of ConvTranspose1d: weight (C_in, C_out / groups, kD, kH, kW).
+class EMBER_API ConvTranspose3dImpl : public Cloneable<ConvTranspose3dImpl> {
+ public:
+  ConvTranspose3dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<3> kernel_size)
+      : ConvTranspose3dImpl(ConvTranspose3dOptions(input_channels, output_channels, kernel_size)) {}
+  explicit ConvTranspose3dImpl(ConvTranspose3dOptions options);
+  void reset() override;
+  void reset_parameters();
+  /// output_size ((D_out, H_out, W_out), or with N and C in front) picks the output_padding.
+  Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+  void pretty_print(std::ostream& stream) const override;
+
+  ConvTranspose3dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+EMBER_MODULE(ConvTranspose3d);
 
 }  // namespace nn
 }  // namespace ember

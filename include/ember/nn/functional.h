@@ -2,6 +2,7 @@
 /// nn::functional (libtorch's torch::nn::functional): stateless layers and losses built
 /// from ember ops, so their gradients come from autograd.
 
+#include "ember/nn/embedding.h"
 #include "ember/nn/options.h"
 
 namespace ember::nn::functional {
@@ -17,9 +18,6 @@ EMBER_API Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options)
 EMBER_API Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
 /// Normalises over the trailing normalized_shape dims (biased variance), then weight and bias.
 EMBER_API Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
-/// Rows of weight picked by the integer input; the padding_idx row gets no gradient.
-EMBER_API Tensor embedding(const Tensor& input, const Tensor& weight,
-                           const EmbeddingFuncOptions& options = {});
 
 EMBER_API Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options = {});
 EMBER_API Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options = {});

@@ -2,6 +2,8 @@
 /// nn::init (libtorch's torch::nn::init): fills a tensor in place under no-grad and returns
 /// it; the bounds and standard deviations are libtorch's.
 
+#include <tuple>
+
 #include "ember/tensor.h"
 
 namespace ember {
@@ -58,6 +60,21 @@ EMBER_API Tensor kaiming_uniform_(Tensor tensor, double a = 0, FanMode mode = kF
 /// N(0, std), std = calculate_gain(nonlinearity, a) / sqrt(fan).
 EMBER_API Tensor kaiming_normal_(Tensor tensor, double a = 0, FanMode mode = kFanIn,
                                  Nonlinearity nonlinearity = kLeakyReLU);
+/// Zeros with ones at the centre of each kernel where output channel == input channel (per group:
+/// groups is torch.nn.init.dirac_'s, Python); 3-, 4- or 5-dim tensors.
+EMBER_API Tensor dirac_(Tensor tensor, int64_t groups = 1);
+/// The identity matrix (of a 2-dim tensor).
+EMBER_API Tensor eye_(Tensor matrix);
+/// libtorch's: a float (rows, numel / rows) randn draw (transposed while rows < cols), its QR
+/// factorisation's Q with columns signed by diag(R), times gain.
+EMBER_API Tensor orthogonal_(Tensor tensor, double gain = 1.0);
+/// N(0, std), then in each column ceil(sparsity * rows) entries (the first of a randperm) zeroed.
+EMBER_API Tensor sparse_(Tensor tensor, double sparsity, double std = 0.01);
+/// Not in libtorch 1.13's C++: torch.nn.init.trunc_normal_'s (Python) draws: uniform_ over
+/// [2 cdf(a') - 1, 2 cdf(b') - 1], erfinv_, times std sqrt(2), plus mean, clamped to [a, b].
+EMBER_API Tensor trunc_normal_(Tensor tensor, double mean = 0, double std = 1, double a = -2, double b = 2);
+/// (fan_in, fan_out): dims 1 and 0 times the product of the rest.
+EMBER_API std::tuple<int64_t, int64_t> _calculate_fan_in_and_fan_out(const Tensor& tensor);
 
 }  // namespace nn::init
 }  // namespace ember

@@ -3,6 +3,7 @@
 /// Dropout (libtorch's parameter names and default initialisation).
 
 #include "ember/nn/cloneable.h"
+#include "ember/nn/embedding.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/pimpl.h"
 
@@ -67,22 +68,6 @@ class EMBER_API IdentityImpl : public Cloneable<IdentityImpl> {
   void pretty_print(std::ostream& stream) const override;
 };
 EMBER_MODULE(Identity);
-
-/// A lookup table: weight (num_embeddings, embedding_dim) ~ N(0, 1), padding row zeroed.
-class EMBER_API EmbeddingImpl : public Cloneable<EmbeddingImpl> {
- public:
-  EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
-      : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
-  explicit EmbeddingImpl(const EmbeddingOptions& options);
-  void reset() override;
-  void reset_parameters();
-  Tensor forward(const Tensor& indices);
-  void pretty_print(std::ostream& stream) const override;
-
-  EmbeddingOptions options;
-  Tensor weight;
-};
-EMBER_MODULE(Embedding);
 
 /// Normalises over the trailing normalized_shape dims; weight ones, bias zeros.
 class EMBER_API LayerNormImpl : public Cloneable<LayerNormImpl> {

@@ -103,6 +103,11 @@ EMBER_API Tensor pairwise_distance(const Tensor& x1, const Tensor& x2,
 /// The p-norm distances between the rows of an (N, M) input, for each pair i < j in
 /// row-major order: N (N - 1) / 2 values.
 EMBER_API Tensor pdist(const Tensor& input, double p = 2);
+/// Connectionist temporal classification loss: -log of the summed probability of every alignment
+/// of the target to the input. log_probs (T, N, C) or unbatched (T, C); targets padded (N, S) or
+/// the batch's targets concatenated (sum(target_lengths)); lengths of N integers.
+EMBER_API Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                          const Tensor& target_lengths, const CTCLossFuncOptions& options = {});
 
 }  // namespace functional
 
@@ -345,6 +350,18 @@ class EMBER_API PairwiseDistanceImpl : public Cloneable<PairwiseDistanceImpl> {
 };
 EMBER_MODULE(PairwiseDistance);
 
+/// functional::ctc_loss with the options' blank, reduction and zero_infinity.
+class EMBER_API CTCLossImpl : public Cloneable<CTCLossImpl> {
+ public:
+  explicit CTCLossImpl(const CTCLossOptions& options = {}) : options(options) {}
+  void reset() override {}
+  Tensor forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                 const Tensor& target_lengths);
+  void pretty_print(std::ostream& stream) const override;
+  CTCLossOptions options;
+};
+EMBER_MODULE(CTCLoss);
+
 }  // namespace ember::nn
 
 namespace ember {
@@ -381,4 +398,11 @@ EMBER_API Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positiv
 EMBER_API Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
 EMBER_API Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2, double eps = 1e-6,
                                    bool keepdim = false);
+EMBER_API Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
+                          IntArrayRef target_lengths, int64_t blank = 0, Reduction reduction = kMean,
+                          bool zero_infinity = false);
+/// The lengths as integer tensors (any device), as libtorch's convenience overload.
+EMBER_API Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                          const Tensor& target_lengths, int64_t blank = 0, Reduction reduction = kMean,
+                          bool zero_infinity = false);
 }  // namespace ember

@@ -124,7 +124,17 @@ struct EMBER_API PairwiseDistanceOptions {
   EMBER_ARG(bool, keepdim) = false;
 };
 
+struct EMBER_API CTCLossOptions {
+  /// The blank label's class index.
+  EMBER_ARG(int64_t, blank) = 0;
+  /// kMean divides each loss by its target length (at least 1), then averages over the batch.
+  EMBER_ARG(Reduction, reduction) = kMean;
+  /// Infinite losses (targets no alignment reaches) and their gradients become zero.
+  EMBER_ARG(bool, zero_infinity) = false;
+};
+
 namespace functional {
+using CTCLossFuncOptions = CTCLossOptions;
 using HuberLossFuncOptions = HuberLossOptions;
 using BinaryCrossEntropyFuncOptions = BCELossOptions;
 using KLDivFuncOptions = KLDivLossOptions;

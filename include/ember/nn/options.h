@@ -34,16 +34,6 @@ struct EMBER_API FlattenOptions {
   EMBER_ARG(int64_t, end_dim) = -1;
 };
 
-struct EMBER_API EmbeddingOptions {
-  EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
-      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
-  EMBER_ARG(int64_t, num_embeddings);
-  EMBER_ARG(int64_t, embedding_dim);
-  EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
-  /// Rows to start from (num_embeddings x embedding_dim) instead of normal_(0, 1).
-  EMBER_ARG(Tensor, _weight) = Tensor();
-};
-
 struct EMBER_API LayerNormOptions {
   LayerNormOptions(std::vector<int64_t> normalized_shape)
       : normalized_shape_(std::move(normalized_shape)) {}  // NOLINT
@@ -135,10 +125,6 @@ struct EMBER_API LayerNormFuncOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
   EMBER_ARG(Tensor, bias) = Tensor();
   EMBER_ARG(double, eps) = 1e-5;
-};
-
-struct EMBER_API EmbeddingFuncOptions {
-  EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
 };
 }  // namespace functional
 

@@ -62,6 +62,31 @@ EMBER_API Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArra
 EMBER_API std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size,
                                                            IntArrayRef output_size,
                                                            const Tensor& random_samples);
+/// max_pool2d over (N, C, D, H, W) or (C, D, H, W); padding counts as -inf.
+EMBER_API Tensor max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                            IntArrayRef padding = 0, IntArrayRef dilation = 1, bool ceil_mode = false);
+/// (values, indices): each maximum's flat position (d * H + h) * W + w in its input volume.
+EMBER_API std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size,
+                                                             IntArrayRef stride = {}, IntArrayRef padding = 0,
+                                                             IntArrayRef dilation = 1,
+                                                             bool ceil_mode = false);
+/// avg_pool2d over (N, C, D, H, W) or (C, D, H, W).
+EMBER_API Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                            IntArrayRef padding = 0, bool ceil_mode = false, bool count_include_pad = true,
+                            std::optional<int64_t> divisor_override = std::nullopt);
+/// Means over output_size (D_out, H_out, W_out) bins, adaptive_avg_pool2d's per dim.
+EMBER_API Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size);
+/// (values, indices): maxima over (D_out, H_out, W_out) bins; indices as max_pool3d's.
+EMBER_API std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size);
+/// max_pool3d's inverse: zeros of output_size (D_out, H_out, W_out) per volume, each value
+/// written at its flat index; stride and padding are only checked, as libtorch's.
+EMBER_API Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size,
+                              IntArrayRef stride, IntArrayRef padding);
+/// (values, indices): fractional_max_pool2d over volumes; random_samples (N, C, 3) holds one
+/// (d, h, w) sample triple per plane.
+EMBER_API std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size,
+                                                           IntArrayRef output_size,
+                                                           const Tensor& random_samples);
 
 namespace nn {
 
@@ -78,6 +103,7 @@ struct MaxPoolOptions {
 };
 using MaxPool1dOptions = MaxPoolOptions<1>;
 using MaxPool2dOptions = MaxPoolOptions<2>;
+using MaxPool3dOptions = MaxPoolOptions<3>;
 
 /// AvgPool2dOptions(kernel_size); stride defaults to kernel_size.
 template <size_t D>
@@ -93,6 +119,7 @@ struct AvgPoolOptions {
 };
 using AvgPool1dOptions = AvgPoolOptions<1>;
 using AvgPool2dOptions = AvgPoolOptions<2>;
+using AvgPool3dOptions = AvgPoolOptions<3>;
 
 /// AdaptiveAvgPool2dOptions(output_size): a None element keeps the input's size there.
 template <class output_size_t>
@@ -102,6 +129,7 @@ struct AdaptiveAvgPoolOptions {
 };
 using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<ExpandingArray<1>>;
 using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<ExpandingArrayWithOptionalElem<2>>;
+using AdaptiveAvgPool3dOptions = AdaptiveAvgPoolOptions<ExpandingArrayWithOptionalElem<3>>;
 
 /// AdaptiveMaxPool1dOptions / AdaptiveMaxPool2dOptions(output_size); in 2-D a None element
 /// keeps the input's size there.
@@ -112,6 +140,7 @@ struct AdaptiveMaxPoolOptions {
 };
 using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<ExpandingArray<1>>;
 using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<ExpandingArrayWithOptionalElem<2>>;
+using AdaptiveMaxPool3dOptions = AdaptiveMaxPoolOptions<ExpandingArrayWithOptionalElem<3>>;
 
 /// MaxUnpool1dOptions / MaxUnpool2dOptions(kernel_size) of the max pooling to invert; stride
 /// defaults to kernel_size.
@@ -125,6 +154,7 @@ struct MaxUnpoolOptions {
 };
 using MaxUnpool1dOptions = MaxUnpoolOptions<1>;
 using MaxUnpool2dOptions = MaxUnpoolOptions<2>;
+using MaxUnpool3dOptions = MaxUnpoolOptions<3>;
 
 /// LPPool1dOptions / LPPool2dOptions(norm_type, kernel_size): the windows' p-norms
 /// (sum x^p)^(1/p); stride defaults to kernel_size.
@@ -152,6 +182,8 @@ struct FractionalMaxPoolOptions {
   EMBER_ARG(Tensor, _random_samples) = Tensor();
 };
 using FractionalMaxPool2dOptions = FractionalMaxPoolOptions<2>;
+/// FractionalMaxPool3dOptions: _random_samples (N, C, 3).
+using FractionalMaxPool3dOptions = FractionalMaxPoolOptions<3>;
 
 namespace functional {
 using MaxPool1dFuncOptions = MaxPool1dOptions;
@@ -165,6 +197,11 @@ using AdaptiveMaxPool2dFuncOptions = AdaptiveMaxPool2dOptions;
 using LPPool1dFuncOptions = LPPool1dOptions;
 using LPPool2dFuncOptions = LPPool2dOptions;
 using FractionalMaxPool2dFuncOptions = FractionalMaxPool2dOptions;
+using MaxPool3dFuncOptions = MaxPool3dOptions;
+using AvgPool3dFuncOptions = AvgPool3dOptions;
+using AdaptiveAvgPool3dFuncOptions = AdaptiveAvgPool3dOptions;
+using AdaptiveMaxPool3dFuncOptions = AdaptiveMaxPool3dOptions;
+using FractionalMaxPool3dFuncOptions = FractionalMaxPool3dOptions;
 
 /// MaxUnpool1dFuncOptions / MaxUnpool2dFuncOptions(kernel_size): MaxUnpoolOptions and the
 /// output_size ((L_out) / (H_out, W_out), or with N and C in front) to unpool to.
@@ -179,6 +216,7 @@ struct MaxUnpoolFuncOptions {
 };
 using MaxUnpool1dFuncOptions = MaxUnpoolFuncOptions<1>;
 using MaxUnpool2dFuncOptions = MaxUnpoolFuncOptions<2>;
+using MaxUnpool3dFuncOptions = MaxUnpoolFuncOptions<3>;
 
 EMBER_API Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& options);
 EMBER_API std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input,
@@ -210,6 +248,21 @@ EMBER_API Tensor max_unpool2d(const Tensor& input, const Tensor& indices,
 EMBER_API Tensor fractional_max_pool2d(const Tensor& input, const FractionalMaxPool2dFuncOptions& options);
 EMBER_API std::tuple<Tensor, Tensor> fractional_max_pool2d_with_indices(
     const Tensor& input, const FractionalMaxPool2dFuncOptions& options);
+EMBER_API Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& options);
+EMBER_API std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input,
+                                                             const MaxPool3dFuncOptions& options);
+EMBER_API Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& options);
+/// A None element of output_size keeps the input's size there.
+EMBER_API Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& options);
+EMBER_API Tensor adaptive_max_pool3d(const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options);
+EMBER_API std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(
+    const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options);
+EMBER_API Tensor max_unpool3d(const Tensor& input, const Tensor& indices,
+                              const MaxUnpool3dFuncOptions& options);
+/// Without _random_samples, rand({N, C, 3}) draws them from the default generator.
+EMBER_API Tensor fractional_max_pool3d(const Tensor& input, const FractionalMaxPool3dFuncOptions& options);
+EMBER_API std::tuple<Tensor, Tensor> fractional_max_pool3d_with_indices(
+    const Tensor& input, const FractionalMaxPool3dFuncOptions& options);
 }  // namespace functional
 
 class EMBER_API MaxPool1dImpl : public Cloneable<MaxPool1dImpl> {
@@ -236,6 +289,18 @@ class EMBER_API MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
   MaxPool2dOptions options;
 };
 EMBER_MODULE(MaxPool2d);
+
+class EMBER_API MaxPool3dImpl : public Cloneable<MaxPool3dImpl> {
+ public:
+  explicit MaxPool3dImpl(ExpandingArray<3> kernel_size) : MaxPool3dImpl(MaxPool3dOptions(kernel_size)) {}
+  explicit MaxPool3dImpl(const MaxPool3dOptions& options) : options(options) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  MaxPool3dOptions options;
+};
+EMBER_MODULE(MaxPool3d);
 
 /// The AvgPool modules' shared part (libtorch's AvgPoolImpl<D, Derived>).
 template <size_t D, class Derived>
@@ -264,6 +329,13 @@ class EMBER_API AvgPool2dImpl : public AvgPoolImpl<2, AvgPool2dImpl> {
   Tensor forward(const Tensor& input);
 };
 EMBER_MODULE(AvgPool2d);
+
+class EMBER_API AvgPool3dImpl : public AvgPoolImpl<3, AvgPool3dImpl> {
+ public:
+  using AvgPoolImpl<3, AvgPool3dImpl>::AvgPoolImpl;
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(AvgPool3d);
 
 /// The AdaptiveAvgPool modules' shared part (libtorch's AdaptiveAvgPoolImpl).
 template <size_t D, class output_size_t, class Derived>
@@ -294,6 +366,14 @@ class EMBER_API AdaptiveAvgPool2dImpl
   Tensor forward(const Tensor& input);
 };
 EMBER_MODULE(AdaptiveAvgPool2d);
+
+class EMBER_API AdaptiveAvgPool3dImpl
+    : public AdaptiveAvgPoolImpl<3, ExpandingArrayWithOptionalElem<3>, AdaptiveAvgPool3dImpl> {
+ public:
+  using AdaptiveAvgPoolImpl<3, ExpandingArrayWithOptionalElem<3>, AdaptiveAvgPool3dImpl>::AdaptiveAvgPoolImpl;
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(AdaptiveAvgPool3d);
 
 /// The AdaptiveMaxPool modules' shared part (libtorch's AdaptiveMaxPoolImpl).
 template <size_t D, class output_size_t, class Derived>
@@ -328,6 +408,15 @@ class EMBER_API AdaptiveMaxPool2dImpl
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
 };
 EMBER_MODULE(AdaptiveMaxPool2d);
+
+class EMBER_API AdaptiveMaxPool3dImpl
+    : public AdaptiveMaxPoolImpl<3, ExpandingArrayWithOptionalElem<3>, AdaptiveMaxPool3dImpl> {
+ public:
+  using AdaptiveMaxPoolImpl<3, ExpandingArrayWithOptionalElem<3>, AdaptiveMaxPool3dImpl>::AdaptiveMaxPoolImpl;
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+};
+EMBER_MODULE(AdaptiveMaxPool3d);
 
 /// The MaxUnpool modules' shared part (libtorch's MaxUnpoolImpl).
 template <size_t D, class Derived>
@@ -366,6 +455,19 @@ class EMBER_API MaxUnpool2dImpl : public MaxUnpoolImpl<2, MaxUnpool2dImpl> {
   EMBER_FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(std::optional<std::vector<int64_t>>())})
 };
 EMBER_MODULE(MaxUnpool2d);
+
+class EMBER_API MaxUnpool3dImpl : public MaxUnpoolImpl<3, MaxUnpool3dImpl> {
+ public:
+  using MaxUnpoolImpl<3, MaxUnpool3dImpl>::MaxUnpoolImpl;
+  /// output_size: (D_out, H_out, W_out) or (N, C, D_out, H_out, W_out); by default the pooled
+  /// input's size.
+  Tensor forward(const Tensor& input, const Tensor& indices,
+                 const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+
+ protected:
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(std::optional<std::vector<int64_t>>())})
+};
+EMBER_MODULE(MaxUnpool3d);
 
 /// The LPPool modules' shared part (libtorch's LPPoolImpl).
 template <size_t D, class Derived>
@@ -412,6 +514,21 @@ class EMBER_API FractionalMaxPool2dImpl : public Cloneable<FractionalMaxPool2dIm
   Tensor _random_samples;
 };
 EMBER_MODULE(FractionalMaxPool2d);
+
+/// FractionalMaxPool2d's 3-D form: `_random_samples` (N, C, 3).
+class EMBER_API FractionalMaxPool3dImpl : public Cloneable<FractionalMaxPool3dImpl> {
+ public:
+  explicit FractionalMaxPool3dImpl(ExpandingArray<3> kernel_size)
+      : FractionalMaxPool3dImpl(FractionalMaxPool3dOptions(kernel_size)) {}
+  explicit FractionalMaxPool3dImpl(FractionalMaxPool3dOptions options);
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  FractionalMaxPool3dOptions options;
+  Tensor _random_samples;
+};
+EMBER_MODULE(FractionalMaxPool3d);
 
 }  // namespace nn
 }  // namespace ember
