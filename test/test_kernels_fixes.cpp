@@ -56,6 +56,29 @@ TEST_CASE("kernels: rand stays below 1 after rounding to the output dtype") {
 
 // Accelerators (here the PrivateUse1 test backend, which borrows the CPU's kernels
 // without the CPU generator) draw from the counter-based generator.
+TEST_CASE("kernels: the accelerators' generator is Philox4x32-10 (Random123's known answers)") {
+  struct Case {
+    uint32_t counter[4], key[2], expected[4];
+  };
+  const Case cases[] = {
+      {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+       {0xffffffff, 0xffffffff},
+       {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+       {0xa4093822, 0x299f31d0},
+       {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+  };
+  for (const Case& c : cases) {
+    uint32_t out[4];
+    ember::detail::philox4x32_10(c.counter, c.key, out);
+    for (int i = 0; i < 4; ++i) CHECK(out[i] == c.expected[i]);
+  }
+  // random_bits(seed, counter): key = seed, counter = (counter, 0), the block's first two words.
+  CHECK(ember::detail::random_bits(0, 0) == 0xe169c58d6627e8d5ull);
+  CHECK(ember::detail::random_bits(0xffffffffffffffffull, 0x12345678ull) != ember::detail::random_bits(0, 0x12345678ull));
+}
+
 TEST_CASE("kernels: an accelerator's rand draws exactly the bits its dtype can hold") {
   ember::testing::ensure_fake_accelerator();
   const ember::Device npu("npu:0");

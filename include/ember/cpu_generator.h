@@ -43,7 +43,7 @@ class EMBER_API CPUGeneratorImpl final : public GeneratorImpl {
 };
 
 /// Counter-based generator of accelerator devices: each random op reserves a range of
-/// counters, and kernels hash (seed, counter) (ember/detail_random.h).
+/// counters, and kernels draw Philox4x32-10 blocks keyed by the seed (ember/detail_random.h).
 class EMBER_API CounterGeneratorImpl final : public GeneratorImpl {
  public:
   explicit CounterGeneratorImpl(Device device, uint64_t seed = default_rng_seed_val);

@@ -12,13 +12,34 @@
 
 namespace ember::detail {
 
-EMBER_HOST_DEVICE inline uint64_t mix64(uint64_t z) {  // SplitMix64's finaliser
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+/// Philox4x32-10 (Salmon et al., SC'11), the counter-based generator of PyTorch's CUDA
+/// streams: one block of four 32-bit words from a 128-bit counter and a 64-bit key.
+EMBER_HOST_DEVICE inline void philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]) {
+  uint32_t c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3];
+  uint32_t k0 = key[0], k1 = key[1];
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += 0x9E3779B9u;  // Weyl increments of the key between rounds
+      k1 += 0xBB67AE85u;
+    }
+    const uint64_t p0 = uint64_t(0xD2511F53u) * c0, p1 = uint64_t(0xCD9E8D57u) * c2;
+    const uint32_t n0 = uint32_t(p1 >> 32) ^ c1 ^ k0, n2 = uint32_t(p0 >> 32) ^ c3 ^ k1;
+    c1 = uint32_t(p1);
+    c3 = uint32_t(p0);
+    c0 = n0;
+    c2 = n2;
+  }
+  out[0] = c0, out[1] = c1, out[2] = c2, out[3] = c3;
 }
+
+/// 64 random bits for (seed, counter): the first two words of the Philox block whose key is
+/// the seed and whose counter is (counter, 0).
 EMBER_HOST_DEVICE inline uint64_t random_bits(uint64_t seed, uint64_t counter) {
-  return mix64(mix64(seed + 0x9e3779b97f4a7c15ull) ^ (counter * 0xd1342543de82ef95ull + 1));
+  const uint32_t key[2] = {uint32_t(seed), uint32_t(seed >> 32)};
+  const uint32_t ctr[4] = {uint32_t(counter), uint32_t(counter >> 32), 0u, 0u};
+  uint32_t out[4];
+  philox4x32_10(ctr, key, out);
+  return (uint64_t(out[1]) << 32) | out[0];
 }
 
 /// Significand bits of a floating type (std::numeric_limits<T>::digits): 53, 24, 11, 8.
