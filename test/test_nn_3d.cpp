@@ -212,6 +212,7 @@ TEST_CASE("nn 3d: Conv3d and ConvTranspose3d modules: parameters, transposed, pr
                             .groups(2)
                             .bias(false));
   CHECK(t->weight.sizes() == IntArrayRef({2, 2, 1, 2, 3}));
+  CHECK(t->options.transposed());
   CHECK(printed(t) ==
         "ember::nn::ConvTranspose3d(2, 4, kernel_size=[1, 2, 3], stride=[2, 2, 2], padding=[1, 1, 1], "
         "dilation=[2, "

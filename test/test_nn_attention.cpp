@@ -108,6 +108,18 @@ TEST_CASE("nn attention: sdpa dropout draws one mask per key block in block orde
     z.push_back(empty({2, 5, std::min<int64_t>(3, 7 - s0)}, kDouble).bernoulli_(0.6).div_(0.6));
   CHECK(allclose(got, naive(q, k, v, {}, false, 0.5, cat(z, -1)), 1e-12, 1e-12));
   CHECK(equal(sdpa(q, k, v, {}, false, std::nullopt, 3, 1.0), zeros({2, 5, 3}, kDouble)));
+  // is_causal: the block of keys from s0 draws for query rows s0.. only.
+  manual_seed(12);
+  const Tensor causal = sdpa(q, k, v, {}, true, std::nullopt, 2, 0.4);
+  manual_seed(12);
+  z.clear();
+  for (int64_t s0 = 0; s0 < 5; s0 += 2) {
+    const int64_t n = std::min<int64_t>(2, 5 - s0);
+    const Tensor drawn = empty({2, 5 - s0, n}, kDouble).bernoulli_(0.6).div_(0.6);
+    z.push_back(cat({zeros({2, s0, n}, kDouble), drawn}, 1));
+  }
+  z.push_back(zeros({2, 5, 2}, kDouble));  // keys 5 and 6: after the last query, never drawn
+  CHECK(allclose(causal, naive(q, k, v, {}, true, 0.5, cat(z, -1)), 1e-12, 1e-12));
   // The backward replays the same draws: gradcheck with the seed fixed inside.
   CHECK(check(
       [](const variable_list& x) {
@@ -115,6 +127,12 @@ TEST_CASE("nn attention: sdpa dropout draws one mask per key block in block orde
         return sdpa(x[0], x[1], x[2], {}, false, std::nullopt, 2, 0.3);
       },
       {leaf({2, 3, 2}), leaf({2, 5, 2}), leaf({2, 5, 3})}));
+  CHECK(check(
+      [](const variable_list& x) {
+        manual_seed(6);
+        return sdpa(x[0], x[1], x[2], {}, true, std::nullopt, 2, 0.3);
+      },
+      {leaf({2, 5, 2}), leaf({2, 7, 2}), leaf({2, 7, 3})}));
 }
 
 TEST_CASE("nn attention: sdpa gradcheck of query, key, value and a float mask in float64") {

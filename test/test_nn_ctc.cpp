@@ -200,3 +200,32 @@ TEST_CASE("nn ctc: libtorch's error texts; inputs unchanged") {
       },
       "target_lengths must be integral");
 }
+
+TEST_CASE("nn ctc: negative lengths are rejected before any target is read") {
+  const Tensor lp = log_softmax(randn({5, 2, 4}), 2);
+  const std::string c = " (while checking arguments for ctc_loss_cpu)";
+  // target_lengths {-1, 2} sum to targets' length: without the check sample 1 would start at -1.
+  expect_error(
+      [&] {
+        ctc_loss(lp, tensor({1}), {5, 5}, {-1, 2});
+      },
+      "Expected target_lengths to have value at least 0, but got value -1" + c, lp);
+  expect_error(
+      [&] {
+        ctc_loss(lp, tensor({{1, 2}, {3, 3}}), {5, 5}, {2, -3});
+      },
+      "Expected target_lengths to have value at least 0, but got value -3" + c);
+  expect_error(
+      [&] {
+        ctc_loss(lp, tensor({{1, 2}, {3, 3}}), {5, -1}, {2, 2});
+      },
+      "Expected input_lengths to have value at least 0, but got value -1" + c);
+}
+
+TEST_CASE("nn ctc: samples of different input lengths stop at their own length") {
+  const Tensor lp = log_softmax(randn({5, 2, 4}, kDouble), 2);
+  const Tensor tg = tensor({{1, 2}, {3, 3}});
+  const Tensor both = ctc_loss(lp, tg, {5, 3}, {2, 2}, 0, kNone);
+  const Tensor second = ctc_loss(lp.narrow(0, 0, 3).narrow(1, 1, 1), tg.narrow(0, 1, 1), {3}, {2}, 0, kNone);
+  CHECK(both[1].item<double>() == Approx(second[0].item<double>()).epsilon(1e-12));
+}

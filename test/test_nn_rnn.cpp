@@ -555,3 +555,36 @@ TEST_CASE("nn rnn: LSTM and packing run on another device type with the CPU's va
   for (const auto& p : cpu->named_parameters())
     CHECK(allclose(grads[p.key()].grad().to(kCPU), p.value().grad(), 1e-12, 1e-12));
 }
+
+TEST_CASE("nn rnn: malformed packed batch sizes, empty sequences and over-long lengths are rejected") {
+  nn::GRU gru(2, 3);
+  const Tensor data = randn({3, 2});
+  // Growing sizes would broadcast a 1-row state against a 2-row step.
+  expect_error(
+      [&] {
+        gru->forward_with_packed_input(R::PackedSequence(data, tensor({1, 2})));
+      },
+      "GRU: batch_sizes must be positive and non-increasing, got 2 at step 1", data);
+  expect_error(
+      [&] {
+        gru->forward_with_packed_input(R::PackedSequence(data, tensor({2, 0, 1})));
+      },
+      "GRU: batch_sizes must be positive and non-increasing, got 0 at step 1");
+  expect_error(
+      [&] {
+        gru->forward_with_packed_input(R::PackedSequence(randn({5, 2}), tensor({2, 2})));
+      },
+      "GRU: batch_sizes sum to 4 but the packed data has 5 rows");
+  expect_error([&] { gru(randn({0, 2, 2})); }, "Expected sequence length to be larger than 0 in RNN");
+  const Tensor x = randn({3, 2, 1});
+  expect_error(
+      [&] {
+        R::pack_padded_sequence(x, tensor({5, 2}));
+      },
+      "pack_padded_sequence: lengths must be at most the padded length 3, but got a length of 5", x);
+  expect_error(
+      [&] {
+        R::pack_padded_sequence(x.transpose(0, 1), tensor({2, 4}), true, false);
+      },
+      "pack_padded_sequence: lengths must be at most the padded length 3, but got a length of 4");
+}

@@ -237,6 +237,8 @@ TEST_CASE("3d crosscheck: conv_transpose3d values, gradients and ConvTranspose3d
   CHECK(printed(e) == printed(t));
   const ember::Tensor x = ember::randn({1, 2, 3, 2, 3});
   check_close(e(x), t(as_torch(x)), 1e-5, "ConvTranspose3d forward");
+  CHECK(e->options.transposed() == t->options.transposed());
+  CHECK(*e->options.output_padding() == *t->options.output_padding());
   en::ConvTranspose3d e2(en::ConvTranspose3dOptions(2, 3, 2).stride(2));
   tn::ConvTranspose3d t2(tn::ConvTranspose3dOptions(2, 3, 2).stride(2));
   t2->weight.data().copy_(as_torch(e2->weight.detach()));

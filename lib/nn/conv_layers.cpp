@@ -25,7 +25,8 @@ void check_channels(const Options& o) {
   EMBER_CHECK_ARG(o.out_channels() % o.groups() == 0, "out_channels must be divisible by groups");
 }
 
-// libtorch's Conv modules keep their options as detail::ConvNdOptions, not transposed.
+// libtorch's Conv and ConvTranspose modules keep their options as detail::ConvNdOptions,
+// transposed for the latter.
 template <size_t D>
 detail::ConvNdOptions<D> nd_options(const ConvOptions<D>& o) {
   return detail::ConvNdOptions<D>(o.in_channels(), o.out_channels(), o.kernel_size())
@@ -39,15 +40,24 @@ detail::ConvNdOptions<D> nd_options(const ConvOptions<D>& o) {
 }
 
 template <size_t D>
+detail::ConvNdOptions<D> nd_options(const ConvTransposeOptions<D>& o) {
+  return detail::ConvNdOptions<D>(o.in_channels(), o.out_channels(), o.kernel_size())
+      .stride(o.stride())
+      .padding(o.padding())
+      .dilation(o.dilation())
+      .transposed(true)
+      .output_padding(o.output_padding())
+      .groups(o.groups())
+      .bias(o.bias())
+      .padding_mode(o.padding_mode());
+}
+
+template <size_t D>
 void check_options(const detail::ConvNdOptions<D>& o) {
   check_channels(o);
   if (o.padding().kind() == kSame)
     for (int64_t s : *o.stride())
       EMBER_CHECK_ARG(s == 1, "padding='same' is not supported for strided convolutions");
-}
-template <size_t D>
-void check_options(const ConvTransposeOptions<D>& o) {
-  check_channels(o);
 }
 
 // Registers weight (C_out, C_in / groups, kernel...), or (C_in, C_out / groups, kernel...)
@@ -120,7 +130,7 @@ void print_conv(std::ostream& stream, const detail::ConvNdOptions<D>& o) {
 // libtorch's _output_padding: the given one, or the one that makes the output output_size
 // (its spatial sizes, or with N and C in front).
 template <size_t D>
-std::vector<int64_t> transposed_output_padding(const ConvTransposeOptions<D>& o, const Tensor& input,
+std::vector<int64_t> transposed_output_padding(const detail::ConvNdOptions<D>& o, const Tensor& input,
                                                const std::optional<IntArrayRef>& output_size) {
   if (!output_size) return std::vector<int64_t>(o.output_padding()->begin(), o.output_padding()->end());
   const int64_t k = input.dim() - 2;
@@ -131,7 +141,7 @@ std::vector<int64_t> transposed_output_padding(const ConvTransposeOptions<D>& o,
   std::vector<int64_t> min_sizes, max_sizes, padding;
   for (int64_t d = 0; d < k; ++d) {
     const size_t i = size_t(d);
-    const int64_t min = (input.size(d + 2) - 1) * (*o.stride())[i] - 2 * (*o.padding())[i] +
+    const int64_t min = (input.size(d + 2) - 1) * (*o.stride())[i] - 2 * (*o.padding().sizes())[i] +
                         (*o.dilation())[i] * ((*o.kernel_size())[i] - 1) + 1;
     min_sizes.push_back(min);
     max_sizes.push_back(min + (*o.stride())[i] - 1);
@@ -148,20 +158,21 @@ std::vector<int64_t> transposed_output_padding(const ConvTransposeOptions<D>& o,
 }
 
 template <size_t D, class Conv>
-Tensor forward_conv_transpose(const ConvTransposeOptions<D>& o, const char* name, const Tensor& input,
+Tensor forward_conv_transpose(const detail::ConvNdOptions<D>& o, const char* name, const Tensor& input,
                               const Tensor& weight, const Tensor& bias,
                               const std::optional<IntArrayRef>& output_size, Conv conv) {
   EMBER_CHECK_ARG(o.padding_mode() == kZeros, "Only `zeros` padding mode is supported for {}", name);
   EMBER_CHECK_ARG(input.defined(), "{}: the input is an undefined tensor", name);
   const std::vector<int64_t> output_padding = transposed_output_padding(o, input, output_size);
-  return conv(input, weight, bias, *o.stride(), *o.padding(), output_padding, o.groups(), *o.dilation());
+  return conv(input, weight, bias, *o.stride(), *o.padding().sizes(), output_padding, o.groups(),
+              *o.dilation());
 }
 
 template <size_t D>
-void print_conv_transpose(std::ostream& stream, const ConvTransposeOptions<D>& o) {
+void print_conv_transpose(std::ostream& stream, const detail::ConvNdOptions<D>& o) {
   stream << "ember::nn::ConvTranspose" << D << "d(" << o.in_channels() << ", " << o.out_channels()
          << ", kernel_size=" << o.kernel_size() << ", stride=" << o.stride();
-  if (*o.padding() != *ExpandingArray<D>(0)) stream << ", padding=" << o.padding();
+  if (*o.padding().sizes() != *ExpandingArray<D>(0)) stream << ", padding=" << o.padding().sizes();
   if (*o.dilation() != *ExpandingArray<D>(1)) stream << ", dilation=" << o.dilation();
   if (*o.output_padding() != *ExpandingArray<D>(0)) stream << ", output_padding=" << o.output_padding();
   if (o.groups() != 1) stream << ", groups=" << o.groups();
@@ -226,12 +237,12 @@ Tensor Conv3dImpl::forward(const Tensor& input) {
 
 void Conv3dImpl::pretty_print(std::ostream& stream) const { print_conv(stream, options); }
 
-ConvTranspose1dImpl::ConvTranspose1dImpl(ConvTranspose1dOptions options_) : options(std::move(options_)) {
+ConvTranspose1dImpl::ConvTranspose1dImpl(ConvTranspose1dOptions options_) : options(nd_options(options_)) {
   reset();
 }
 
 void ConvTranspose1dImpl::reset() {
-  reset_conv(*this, options, weight, bias, /*transposed=*/true);
+  reset_conv(*this, options, weight, bias, options.transposed());
   reset_parameters();
 }
 
@@ -244,12 +255,12 @@ Tensor ConvTranspose1dImpl::forward(const Tensor& input, const std::optional<Int
 
 void ConvTranspose1dImpl::pretty_print(std::ostream& stream) const { print_conv_transpose(stream, options); }
 
-ConvTranspose2dImpl::ConvTranspose2dImpl(ConvTranspose2dOptions options_) : options(std::move(options_)) {
+ConvTranspose2dImpl::ConvTranspose2dImpl(ConvTranspose2dOptions options_) : options(nd_options(options_)) {
   reset();
 }
 
 void ConvTranspose2dImpl::reset() {
-  reset_conv(*this, options, weight, bias, /*transposed=*/true);
+  reset_conv(*this, options, weight, bias, options.transposed());
   reset_parameters();
 }
 
@@ -262,12 +273,12 @@ Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::optional<Int
 
 void ConvTranspose2dImpl::pretty_print(std::ostream& stream) const { print_conv_transpose(stream, options); }
 
-ConvTranspose3dImpl::ConvTranspose3dImpl(ConvTranspose3dOptions options_) : options(std::move(options_)) {
+ConvTranspose3dImpl::ConvTranspose3dImpl(ConvTranspose3dOptions options_) : options(nd_options(options_)) {
   reset();
 }
 
 void ConvTranspose3dImpl::reset() {
-  reset_conv(*this, options, weight, bias, /*transposed=*/true);
+  reset_conv(*this, options, weight, bias, options.transposed());
   reset_parameters();
 }
 

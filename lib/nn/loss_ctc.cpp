@@ -55,7 +55,13 @@ Tensor ctc_loss(const Tensor& log_probs_in, const Tensor& targets_in, IntArrayRe
   // Where each sample's target starts in the flat targets, and the step between its labels.
   std::vector<int64_t> offsets(size_t(N), 0);
   int64_t stride = 1, max_target = 0;
-  for (int64_t b = 0; b < N; ++b) max_target = std::max(max_target, target_lengths[size_t(b)]);
+  for (int64_t b = 0; b < N; ++b) {
+    // A negative length would shift the later samples' target offsets out of targets.
+    EMBER_CHECK_ARG(target_lengths[size_t(b)] >= 0,
+                    "Expected target_lengths to have value at least 0, but got value {}{}",
+                    target_lengths[size_t(b)], where_checked());
+    max_target = std::max(max_target, target_lengths[size_t(b)]);
+  }
   if (targets.dim() == 1) {
     int64_t pos = 0;
     for (int64_t b = 0; b < N; ++b) {
@@ -77,10 +83,14 @@ Tensor ctc_loss(const Tensor& log_probs_in, const Tensor& targets_in, IntArrayRe
                     "#2 'targets'{}",
                     max_target, targets.size(1), where_checked());
   }
-  for (int64_t b = 0; b < N; ++b)
+  for (int64_t b = 0; b < N; ++b) {
+    EMBER_CHECK_ARG(input_lengths[size_t(b)] >= 0,
+                    "Expected input_lengths to have value at least 0, but got value {}{}",
+                    input_lengths[size_t(b)], where_checked());
     EMBER_CHECK_ARG(input_lengths[size_t(b)] <= T,
                     "Expected input_lengths to have value at most {}, but got value {}{}", T,
                     input_lengths[size_t(b)], where_checked());
+  }
 
   // Extended labels (blank, l1, blank, l2, ..., blank), blank-padded to the longest; the
   // positions that may be reached from two back (a label unlike the one two back); the start
@@ -89,9 +99,10 @@ Tensor ctc_loss(const Tensor& log_probs_in, const Tensor& targets_in, IntArrayRe
   const int64_t* tg = targets.data_ptr<int64_t>();
   std::vector<int64_t> ext(size_t(N * L), blank), ends(size_t(N * 2), 0);
   std::vector<uint8_t> skip(size_t(N * L), 0), start(size_t(N * L), 0), end2(size_t(N * 2), 0),
-      active(size_t(N), 0);
+      active(size_t(T * N), 0);
   for (int64_t b = 0; b < N; ++b) {
-    const int64_t len = std::max<int64_t>(target_lengths[size_t(b)], 0);
+    const int64_t len = target_lengths[size_t(b)];
+    for (int64_t t = 0; t < input_lengths[size_t(b)]; ++t) active[size_t(t * N + b)] = 1;
     for (int64_t s = 0; s < len; ++s) ext[size_t(b * L + 2 * s + 1)] = tg[offsets[size_t(b)] + s];
     for (int64_t s = 3; s < 2 * len + 1; s += 2)
       skip[size_t(b * L + s)] = ext[size_t(b * L + s)] != ext[size_t(b * L + s - 2)];
@@ -113,6 +124,8 @@ Tensor ctc_loss(const Tensor& log_probs_in, const Tensor& targets_in, IntArrayRe
   const Tensor ext_t = long_tensor(ext, {N, L});
   const Tensor skip_t = bool_tensor(skip, {N, L});
   const Tensor start_t = bool_tensor(start, {N, L});
+  // Which samples are still running at each step: one copy to the device, not one per step.
+  const Tensor active_t = bool_tensor(active, {T, N, 1});
 
   // lp[t, b, s]: the log-probability of sample b's extended label s at time t.
   const Tensor lp = log_probs.gather(2, ext_t.unsqueeze(0).expand({T, N, L}).contiguous());
@@ -122,9 +135,8 @@ Tensor ctc_loss(const Tensor& log_probs_in, const Tensor& targets_in, IntArrayRe
     const Tensor a1 = cat({ninf.slice(1, 0, 1), alpha.slice(1, 0, L - 1)}, 1);
     Tensor a2 = L >= 3 ? cat({ninf, alpha.slice(1, 0, L - 2)}, 1) : ninf.slice(1, 0, L);
     a2 = where(skip_t, a2, kNegInf);
-    for (int64_t b = 0; b < N; ++b) active[size_t(b)] = t < input_lengths[size_t(b)];
     const Tensor next = safe_logsumexp({alpha, a1, a2}) + lp.select(0, t);
-    alpha = where(bool_tensor(active, {N, 1}), next, alpha);
+    alpha = where(active_t.select(0, t), next, alpha);
   }
   const Tensor at_end = where(bool_tensor(end2, {N, 2}), alpha.gather(1, long_tensor(ends, {N, 2})), kNegInf);
   Tensor res = -safe_logsumexp({at_end.select(1, 0), at_end.select(1, 1)});

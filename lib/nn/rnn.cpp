@@ -359,7 +359,18 @@ std::tuple<Tensor, std::vector<Tensor>> RNNImplBase<Derived>::run(const Tensor& 
     const Tensor bs = batch_sizes.to(kInt64).contiguous();
     const int64_t* p = bs.data_ptr<int64_t>();
     sizes.assign(p, p + bs.numel());
+    // A hand-made PackedSequence with growing or non-positive sizes would broadcast silently.
+    int64_t rows = 0;
+    for (size_t t = 0; t < sizes.size(); ++t) {
+      EMBER_CHECK_ARG(sizes[t] > 0 && (t == 0 || sizes[t] <= sizes[t - 1]),
+                      "{}: batch_sizes must be positive and non-increasing, got {} at step {}",
+                      mode_name(mode), sizes[t], t);
+      rows += sizes[t];
+    }
+    EMBER_CHECK_ARG(rows == input.size(0), "{}: batch_sizes sum to {} but the packed data has {} rows",
+                    mode_name(mode), rows, input.size(0));
   } else {
+    EMBER_CHECK_ARG(layer_input.size(0) > 0, "Expected sequence length to be larger than 0 in RNN");
     sizes.assign(size_t(layer_input.size(0)), layer_input.size(1));
   }
 

@@ -89,6 +89,11 @@ PackedSequence pack_padded_sequence(Tensor input, Tensor lengths, bool batch_fir
         "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can "
         "pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this "
         "requirement if you do not need ONNX exportability.");
+  // ATen's slice would clamp a longer length, giving batch_sizes that disagree with the data.
+  EMBER_CHECK_ARG(
+      len[0] <= padded.size(0),
+      "pack_padded_sequence: lengths must be at most the padded length {}, but got a length of {}",
+      padded.size(0), len[0]);
 
   std::vector<int64_t> step_shape = {-1};
   for (int64_t d = 2; d < padded.dim(); ++d) step_shape.push_back(padded.size(d));

@@ -5,16 +5,18 @@
 // The forward walks the keys in blocks of kBlock, keeping per query row a running max m, a
 // running sum l of exp(score - m) and an accumulator of exp(score - m) @ value, each rescaled
 // by exp(m_old - m_new) when the max grows (online softmax). Only one (..., L, block) tile of
-// scores lives at a time, so memory grows linearly with the sequence lengths. The node saves
-// the output and each row's logsumexp; the backward (FlashAttention's) recomputes a tile's
+// scores lives at a time, so memory grows linearly with the sequence lengths. With is_causal a
+// tile holds only the query rows that can see its keys, and blocks past the last row are skipped. The node
+// saves the output and each row's logsumexp; the backward (FlashAttention's) recomputes a tile's
 // probabilities as exp(score - logsumexp) and uses D = rowsum(dout * out) for the softmax
 // gradient. With create_graph the logsumexp is recomputed from the inputs in the graph, so
 // that second derivatives see its dependence on query and key.
 //
 // Note [SDPA dropout]
 // dropout_p > 0 draws, per key block in order, one bernoulli_(1 - dropout_p) mask of the
-// tile's shape (batch..., L, block) from the default generator of query's device (with
-// is_causal, the blocks past the last query row are skipped and draw nothing); the backward
+// tile's shape from the default generator of query's device: (batch..., L, block), or with
+// is_causal (batch..., L - s0, block) for the block of keys starting at s0 (only the rows that
+// can see it), blocks past the last query row drawing nothing. The backward
 // replays the same draws from a copy of the generator's state taken before them. PyTorch's
 // draw order differs per backend, so the masks (not the distribution) differ from PyTorch's.
 #include <cmath>
@@ -35,18 +37,26 @@ namespace {
 constexpr int64_t kBlock = 128;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Scores of the keys [s0, s0 + kb.size(-2)) with the mask block and the causal cut applied.
-Tensor block_scores(const Tensor& q, const Tensor& kb, const Tensor& mask, bool causal, double scale,
+// The query rows a key block can change: with is_causal, rows before the block's first key
+// keep none of its keys, so they are left out of the tile (halving a causal pass's work).
+int64_t first_row(bool causal, int64_t s0) { return causal ? s0 : 0; }
+
+// Rows [r0, end) of a (..., L, x) tensor.
+Tensor rows_from(const Tensor& t, int64_t r0) { return r0 == 0 ? t : t.narrow(-2, r0, t.size(-2) - r0); }
+
+// Scores of query rows [r0, L) against keys [s0, s0 + kb.size(-2)), with the mask block and
+// the causal cut applied (qs: the query times scale, so that no tile needs a scaling pass).
+Tensor block_scores(const Tensor& qs, const Tensor& kb, const Tensor& mask, bool causal, int64_t r0,
                     int64_t s0) {
   const int64_t n = kb.size(-2);
-  Tensor s = ember::matmul(q, kb.transpose(-2, -1)) * scale;
+  Tensor s = ember::matmul(rows_from(qs, r0), kb.transpose(-2, -1));
   if (mask.defined()) {
-    const Tensor mb = mask.narrow(-1, s0, n);
+    const Tensor mb = rows_from(mask, r0).narrow(-1, s0, n);
     s = mb.dtype() == kBool ? s.masked_fill(mb.logical_not(), -kInf) : s + mb;
   }
   if (causal) {
-    const TensorOptions idx = TensorOptions().dtype(kLong).device(q.device());
-    const Tensor rows = ember::arange(q.size(-2), idx).unsqueeze(1);
+    const TensorOptions idx = TensorOptions().dtype(kLong).device(qs.device());
+    const Tensor rows = ember::arange(r0, qs.size(-2), idx).unsqueeze(1);
     const Tensor cols = ember::arange(s0, s0 + n, idx).unsqueeze(0);
     s = s.masked_fill(cols > rows, -kInf);
   }
@@ -69,14 +79,25 @@ Tensor dropout_mask(const Tensor& like, double p, const Generator& gen) {
   return ember::empty_like(like).bernoulli_(1 - p, gen).div_(1 - p);
 }
 
+// t (..., L - r0, x) placed in rows [r0, L) of a (..., L, x) tensor filled with `fill`.
+Tensor pad_rows(const Tensor& t, int64_t r0, double fill = 0) {
+  if (r0 == 0) return t;
+  std::vector<int64_t> top = t.sizes().vec();
+  top[top.size() - 2] = r0;
+  return ember::cat({ember::full(top, fill, t.options()), t}, -2);
+}
+
 // Each row's logsumexp over all keys, block by block (recorded when grad mode is on).
 Tensor blocked_logsumexp(const Tensor& q, const Tensor& k, const Tensor& mask, bool causal, double scale,
                          int64_t block) {
   std::vector<Tensor> parts;
+  const Tensor qs = q * scale;
   const int64_t end = keys_to_visit(q, k, causal);
   for (int64_t s0 = 0; s0 < end; s0 += block) {
+    const int64_t r0 = first_row(causal, s0);
     const Tensor kb = k.narrow(-2, s0, std::min(block, end - s0));
-    parts.push_back(ember::logsumexp(block_scores(q, kb, mask, causal, scale, s0), {-1}, true));
+    parts.push_back(
+        pad_rows(ember::logsumexp(block_scores(qs, kb, mask, causal, r0, s0), {-1}, true), r0, -kInf));
   }
   if (parts.empty()) {
     std::vector<int64_t> row = q.sizes().vec();
@@ -87,6 +108,7 @@ Tensor blocked_logsumexp(const Tensor& q, const Tensor& k, const Tensor& mask, b
 }
 
 struct ScaledDotProductAttention : autograd::Function<ScaledDotProductAttention> {
+  // Runs without grad mode (Function::apply), so the running state is updated in place.
   static Tensor forward(autograd::AutogradContext* ctx, const Tensor& q, const Tensor& k, const Tensor& v,
                         const Tensor& mask, double dropout_p, bool causal, double scale, int64_t block) {
     std::vector<int64_t> row(q.sizes().begin(), q.sizes().end());
@@ -96,7 +118,6 @@ struct ScaledDotProductAttention : autograd::Function<ScaledDotProductAttention>
     Tensor m = ember::full(row, -kInf, q.options());
     Tensor l = ember::zeros(row, q.options());
     Tensor acc = ember::zeros(out_shape, q.options());
-    Tensor m_safe = ember::zeros(row, q.options());
     const bool drop = dropout_p > 0;
     Tensor state;
     if (drop) {
@@ -104,23 +125,26 @@ struct ScaledDotProductAttention : autograd::Function<ScaledDotProductAttention>
       std::lock_guard<std::mutex> lock(gen.mutex());
       state = gen.get_state();
     }
+    const Tensor qs = q * scale;
     const int64_t end = keys_to_visit(q, k, causal);
     for (int64_t s0 = 0; s0 < end; s0 += block) {
-      const int64_t n = std::min(block, end - s0);
-      const Tensor s = block_scores(q, k.narrow(-2, s0, n), mask, causal, scale, s0);
-      const Tensor m_new = ember::maximum(m, s.amax({-1}, true));
+      const int64_t n = std::min(block, end - s0), r0 = first_row(causal, s0);
+      const Tensor s = block_scores(qs, k.narrow(-2, s0, n), mask, causal, r0, s0);
+      const Tensor m_old = rows_from(m, r0);
+      const Tensor m_new = ember::maximum(m_old, s.amax({-1}, true));
       // A row with no key kept so far has m_new = -inf: shift by 0 instead, so exp gives 0, not nan.
-      m_safe = m_new.masked_fill(m_new.isinf(), 0);
+      const Tensor m_safe = m_new.masked_fill(m_new.isinf(), 0);
       Tensor p = ember::exp(s - m_safe);
-      const Tensor alpha = ember::exp(m - m_safe);
-      l = l * alpha + p.sum({-1}, true);
+      const Tensor alpha = ember::exp(m_old - m_safe);
+      const Tensor l_r = rows_from(l, r0), acc_r = rows_from(acc, r0);
+      l_r.copy_(l_r * alpha + p.sum({-1}, true));
       if (drop) p = p * dropout_mask(p, dropout_p, device_generator(q));
-      acc = acc * alpha + ember::matmul(p, v.narrow(-2, s0, n));
-      m = m_new;
+      acc_r.copy_(acc_r * alpha + ember::matmul(p, v.narrow(-2, s0, n)));
+      m_old.copy_(m_new);
     }
     // No keys: PyTorch's softmax over an empty row then matmul gives zeros.
     Tensor out = k.size(-2) == 0 ? acc : acc / l;
-    const Tensor lse = m_safe + ember::log(l);
+    const Tensor lse = m.masked_fill(m.isinf(), 0) + ember::log(l);
     ctx->save_for_backward({q, k, v, mask, out, lse});
     ctx->saved_data["dropout_p"] = dropout_p;
     ctx->saved_data["causal"] = causal;
@@ -130,6 +154,7 @@ struct ScaledDotProductAttention : autograd::Function<ScaledDotProductAttention>
     return out;
   }
 
+  // Ordinary ops only (no in-place), so that create_graph records a differentiable backward.
   static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list grads) {
     const autograd::variable_list saved = ctx->get_saved_variables();
     const Tensor &q = saved[0], &k = saved[1], &v = saved[2], &mask = saved[3], &out = saved[4];
@@ -148,27 +173,29 @@ struct ScaledDotProductAttention : autograd::Function<ScaledDotProductAttention>
       gen.set_state(ctx->saved_data["rng_state"].toTensor());
     }
     const bool mask_grad = mask.defined() && ctx->needs_input_grad(3);
+    const Tensor qs = q * scale;
     Tensor dq = ember::zeros_like(q);
     std::vector<Tensor> dk, dv, dmask;
     const int64_t end = keys_to_visit(q, k, causal);
     for (int64_t s0 = 0; s0 < end; s0 += block) {
-      const int64_t n = std::min(block, end - s0);
-      const Tensor kb = k.narrow(-2, s0, n);
-      const Tensor p = ember::exp(block_scores(q, kb, mask, causal, scale, s0) - lse);
-      Tensor dp = ember::matmul(dout, v.narrow(-2, s0, n).transpose(-2, -1));
+      const int64_t n = std::min(block, end - s0), r0 = first_row(causal, s0);
+      const Tensor kb = k.narrow(-2, s0, n), dout_r = rows_from(dout, r0);
+      const Tensor p = ember::exp(block_scores(qs, kb, mask, causal, r0, s0) - rows_from(lse, r0));
+      Tensor dp = ember::matmul(dout_r, v.narrow(-2, s0, n).transpose(-2, -1));
       Tensor pd = p;
       if (drop) {
         const Tensor z = dropout_mask(p, dropout_p, gen);
         pd = p * z;
         dp = dp * z;
       }
-      dv.push_back(ember::matmul(pd.transpose(-2, -1), dout));
-      Tensor ds = p * (dp - d);
-      if (mask_grad) dmask.push_back(ds);
-      ds = ds * scale;
-      dq = dq + ember::matmul(ds, kb);
-      dk.push_back(ember::matmul(ds.transpose(-2, -1), q));
+      dv.push_back(ember::matmul(pd.transpose(-2, -1), dout_r));
+      // ds: the gradient of the scores (and of a float mask); the scale goes on dq once at the end.
+      const Tensor ds = p * (dp - rows_from(d, r0));
+      if (mask_grad) dmask.push_back(ds);  // a mask excludes is_causal, so r0 == 0 here
+      dq = dq + pad_rows(ember::matmul(ds, kb), r0);
+      dk.push_back(ember::matmul(ds.transpose(-2, -1), rows_from(qs, r0)));
     }
+    dq = dq * scale;
     if (end < k.size(-2)) {  // keys no query attends to: zero gradients
       dk.push_back(ember::zeros_like(k.narrow(-2, end, k.size(-2) - end)));
       dv.push_back(ember::zeros_like(v.narrow(-2, end, k.size(-2) - end)));

@@ -10,6 +10,7 @@
 #include "ember/arg.h"
 #include "ember/expanding_array.h"
 #include "ember/nn/cloneable.h"
+#include "ember/nn/conv.h"
 #include "ember/nn/padding.h"
 #include "ember/nn/pimpl.h"
 
@@ -95,7 +96,7 @@ class EMBER_API ConvTranspose1dImpl : public Cloneable<ConvTranspose1dImpl> {
   Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
   void pretty_print(std::ostream& stream) const override;
 
-  ConvTranspose1dOptions options;
+  detail::ConvNdOptions<1> options;  // transposed(true), as libtorch's
   Tensor weight;
   Tensor bias;  // undefined with bias(false)
 };
@@ -113,7 +114,7 @@ class EMBER_API ConvTranspose2dImpl : public Cloneable<ConvTranspose2dImpl> {
   Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
   void pretty_print(std::ostream& stream) const override;
 
-  ConvTranspose2dOptions options;
+  detail::ConvNdOptions<2> options;  // transposed(true), as libtorch's
   Tensor weight;
   Tensor bias;
 };
@@ -131,7 +132,7 @@ class EMBER_API ConvTranspose3dImpl : public Cloneable<ConvTranspose3dImpl> {
   Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
   void pretty_print(std::ostream& stream) const override;
 
-  ConvTranspose3dOptions options;
+  detail::ConvNdOptions<3> options;  // transposed(true), as libtorch's
   Tensor weight;
   Tensor bias;
 };
