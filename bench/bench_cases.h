@@ -77,7 +77,9 @@ std::vector<RegisteredCase> register_gpu_cases(bool short_run);
 /// of 64 n x n matrices (bmm). dtype: "fp32", "tf32" (float32 on tensor cores), "fp16", "bf16".
 struct GpuCase {
   // TrainStep: the MLP training step of Implementation::train_step on a batch of n.
-  enum Kind { Add, Sum, SumDim0, Softmax, Transpose, TinyAdd, Matmul, Bmm, TrainStep } kind;
+  // TinyAddGrad: TinyAdd on inputs that require grad (the op records its backward node).
+  // ResNetStep: a ResNet-18 SGD step (momentum 0.9) on n images of 3x224x224, 1000 classes.
+  enum Kind { Add, Sum, SumDim0, Softmax, Transpose, TinyAdd, TinyAddGrad, Matmul, Bmm, TrainStep, ResNetStep } kind;
   int64_t n;
   std::string dtype = "fp32";
 };

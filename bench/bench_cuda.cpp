@@ -14,6 +14,11 @@
 #include "bench_cases.h"
 
 namespace ember_bench {
+namespace ember_resnet {
+#define RESNET_LIB ::ember
+#include "resnet18.inc"
+#undef RESNET_LIB
+}  // namespace ember_resnet
 
 namespace {
 
@@ -35,6 +40,13 @@ GpuOp ember_case(const GpuCase& c) {
     case GpuCase::TinyAdd: {
       ember::Tensor a = ember::rand({n}, opts), b = ember::rand({n}, opts);
       return [a, b] { benchmark::DoNotOptimize((a + b).data_ptr()); };
+    }
+    case GpuCase::TinyAddGrad: {
+      ember::Tensor a = ember::rand({n}, opts).requires_grad_(), b = ember::rand({n}, opts).requires_grad_();
+      return [a, b] {
+        ember::AutoGradMode grad_on(true);
+        benchmark::DoNotOptimize((a + b).data_ptr());
+      };
     }
     case GpuCase::Sum: {
       ember::Tensor x = ember::rand({n}, opts);
@@ -72,6 +84,21 @@ GpuOp ember_case(const GpuCase& c) {
       return [model, opt, x, y]() mutable {
         opt->zero_grad();
         ember::Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
+        loss.backward();
+        opt->step();
+        benchmark::DoNotOptimize(loss.data_ptr());
+      };
+    }
+    case GpuCase::ResNetStep: {
+      ember::manual_seed(7);
+      auto model = std::make_shared<ember_resnet::resnet18_impl::Net>();
+      model->to(ember::Device("cuda:0"));
+      auto opt = std::make_shared<ember::optim::SGD>(model->parameters(), ember::optim::SGDOptions(0.1).momentum(0.9));
+      ember::Tensor x = ember::randn({n, 3, 224, 224}, opts);
+      ember::Tensor y = ember::randint(0, 1000, {n}, ember::TensorOptions(ember::kInt64).device(ember::Device("cuda:0")));
+      return [model, opt, x, y] {
+        opt->zero_grad();
+        ember::Tensor loss = ember::nn::functional::cross_entropy(model->forward(x), y);
         loss.backward();
         opt->step();
         benchmark::DoNotOptimize(loss.data_ptr());
@@ -121,7 +148,9 @@ GpuOp bound_case(const GpuCase& c) {
     case GpuCase::Matmul:
     case GpuCase::Bmm: return cublas_bound(c);
     case GpuCase::TinyAdd:
-    case GpuCase::TrainStep: return nullptr;
+    case GpuCase::TinyAddGrad:
+    case GpuCase::TrainStep:
+    case GpuCase::ResNetStep: return nullptr;
   }
   return nullptr;
 }
@@ -140,8 +169,10 @@ std::vector<std::pair<std::string, GpuCase>> gpu_cases(bool short_run) {
       {"gpu transpose 4096^2", {GpuCase::Transpose, 4096}},
       {"gpu tiny add 1", {GpuCase::TinyAdd, 1}},
       {"gpu tiny add 1000", {GpuCase::TinyAdd, 1000}},
+      {"gpu tiny add 1 requires_grad", {GpuCase::TinyAddGrad, 1}},
       {"gpu bmm 64x256^2", {GpuCase::Bmm, 256}},
       {"gpu train step mlp 784-512-512-10 b128", {GpuCase::TrainStep, 128}},
+      {"gpu train step resnet18 b32 224^2", {GpuCase::ResNetStep, 32}},
   };
   for (int64_t m : {256, 512, 1024}) cases.push_back({"gpu matmul " + label(m) + " fp32", {GpuCase::Matmul, m}});
   const std::vector<int64_t> big = short_run ? std::vector<int64_t>{4096} : std::vector<int64_t>{4096, 8192};
@@ -178,7 +209,7 @@ std::vector<RegisteredCase> register_gpu_cases(bool short_run) {
   if (ember::cuda::device_count() == 0) return names;
   for (const auto& [name, c] : gpu_cases(short_run)) {
     // Enough calls per timing that launch latency is amortised for small cases.
-    const int reps = c.kind == GpuCase::TinyAdd ? 1000 : c.kind == GpuCase::TrainStep ? 50 : (c.kind == GpuCase::Matmul && c.n >= 4096) ? 3 : 20;
+    const int reps = c.kind == GpuCase::TinyAdd || c.kind == GpuCase::TinyAddGrad ? 1000 : c.kind == GpuCase::TrainStep ? 50 : c.kind == GpuCase::ResNetStep ? 2 : (c.kind == GpuCase::Matmul && c.n >= 4096) ? 3 : 20;
     const GpuOp sides[3] = {ember_case(c), torch_gpu_case(c), bound_case(c)};
     const char* side_names[3] = {"ember", "libtorch", "bound"};
     int registered = 0;

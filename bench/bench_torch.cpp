@@ -5,6 +5,11 @@
 #include "bench_cases.h"
 
 namespace ember_bench {
+namespace torch_resnet {
+#define RESNET_LIB ::torch
+#include "resnet18.inc"
+#undef RESNET_LIB
+}  // namespace torch_resnet
 
 namespace {
 
@@ -167,6 +172,13 @@ GpuOp torch_gpu_case(const GpuCase& c) {
       torch::Tensor a = torch::rand({n}, opts), b = torch::rand({n}, opts);
       return [a, b] { benchmark::DoNotOptimize((a + b).data_ptr()); };
     }
+    case GpuCase::TinyAddGrad: {
+      torch::Tensor a = torch::rand({n}, opts).requires_grad_(), b = torch::rand({n}, opts).requires_grad_();
+      return [a, b] {
+        torch::AutoGradMode grad_on(true);
+        benchmark::DoNotOptimize((a + b).data_ptr());
+      };
+    }
     case GpuCase::Sum: {
       torch::Tensor x = torch::rand({n}, opts);
       return [x] { benchmark::DoNotOptimize(x.sum().data_ptr()); };
@@ -205,6 +217,22 @@ GpuOp torch_gpu_case(const GpuCase& c) {
         torch::AutoGradMode grad_on(true);
         opt->zero_grad();
         torch::Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
+        loss.backward();
+        opt->step();
+        benchmark::DoNotOptimize(loss.data_ptr());
+      };
+    }
+    case GpuCase::ResNetStep: {
+      torch::manual_seed(7);
+      auto model = std::make_shared<torch_resnet::resnet18_impl::Net>();
+      model->to(torch::Device(torch::kCUDA, 0));
+      auto opt = std::make_shared<torch::optim::SGD>(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+      torch::Tensor x = torch::randn({n, 3, 224, 224}, opts);
+      torch::Tensor y = torch::randint(0, 1000, {n}, torch::TensorOptions(torch::kLong).device(torch::kCUDA, 0));
+      return [model, opt, x, y] {
+        torch::AutoGradMode grad_on(true);
+        opt->zero_grad();
+        torch::Tensor loss = torch::nn::functional::cross_entropy(model->forward(x), y);
         loss.backward();
         opt->step();
         benchmark::DoNotOptimize(loss.data_ptr());

@@ -3,6 +3,8 @@
 // Skips with a printed reason when there is no GPU.
 #include <catch2/catch.hpp>
 
+#include "cuda_test_util.h"
+
 #include <vector>
 
 #include "ember/cuda.h"
@@ -12,14 +14,6 @@ using namespace ember;
 using ember::indexing::Slice;
 
 namespace {
-
-#define EMBER_REQUIRE_GPU()            \
-  do {                                 \
-    if (cuda::device_count() == 0) {   \
-      WARN("skipped: no CUDA device"); \
-      return;                          \
-    }                                  \
-  } while (0)
 
 const Device kGpu(kCUDA, 0);
 

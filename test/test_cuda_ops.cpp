@@ -4,6 +4,8 @@
 // reason when cuda::device_count() == 0; the no-GPU behaviour is checked everywhere.
 #include <catch2/catch.hpp>
 
+#include "cuda_test_util.h"
+
 #include <cmath>
 #include <functional>
 #include <random>
@@ -17,14 +19,6 @@
 using namespace ember;
 
 namespace {
-
-#define EMBER_REQUIRE_GPU()                                 \
-  do {                                                      \
-    if (cuda::device_count() == 0) {                        \
-      WARN("skipped: no CUDA device");                      \
-      return;                                               \
-    }                                                       \
-  } while (0)
 
 const Device kGpu(kCUDA, 0);
 const Device kCpu(kCPU, 0);

@@ -3,6 +3,8 @@
 // typed error, self unchanged). Skips with a printed reason when there is no GPU.
 #include <catch2/catch.hpp>
 
+#include "cuda_test_util.h"
+
 #include <vector>
 
 #include "ember/cuda.h"
@@ -11,14 +13,6 @@
 using namespace ember;
 
 namespace {
-
-#define EMBER_REQUIRE_GPU()            \
-  do {                                 \
-    if (cuda::device_count() == 0) {   \
-      WARN("skipped: no CUDA device"); \
-      return;                          \
-    }                                  \
-  } while (0)
 
 const Device kGpu(kCUDA, 0);
 const ScalarType kAllTypes[] = {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kHalf, kBFloat16, kFloat, kDouble};

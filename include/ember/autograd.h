@@ -131,9 +131,14 @@ struct EMBER_API Node : std::enable_shared_from_this<Node> {
   /// Whether input i of the forward (next edge i) needs a gradient.
   bool should_compute_output(size_t i) const { return i < next_edges_.size() && next_edges_[i].is_valid(); }
 
+  /// Where the forward ran (its device, and that device's current stream then): the
+  /// backward runs there too (Note [Backward streams]).
+  void set_device(Device device);
+
   std::vector<Edge> next_edges_;
   std::vector<InputMeta> input_meta_;   // one per next edge
-  Device device_{kCPU, 0};              // where the forward ran: the backward runs there too
+  Device device_{kCPU, 0};              // set through set_device
+  void* stream_ = nullptr;              // opaque backend stream; null on the CPU
   uint32_t num_inputs_ = 1;
   uint64_t sequence_nr_;
   /// Hooks on the gradient of output `nr` (tensor hooks of non-leaf tensors, retain_grad).

@@ -143,6 +143,18 @@ class EMBER_API Backend {
     (void)index;
     return nullptr;
   }
+  /// Makes `stream` this thread's current stream of the device (autograd runs a node's
+  /// backward on its forward's stream). Backends without streams ignore it.
+  virtual void set_current_stream(int index, void* stream) {
+    (void)index;
+    (void)stream;
+  }
+  /// Work queued on `waiter` from now on starts after the work already queued on `producer`.
+  virtual void wait_stream(int index, void* waiter, void* producer) {
+    (void)index;
+    (void)waiter;
+    (void)producer;
+  }
 };
 
 /// Installs the backend for a device type (PrivateUse1 for user backends; `name` is

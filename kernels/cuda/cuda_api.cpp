@@ -69,6 +69,7 @@ std::atomic<bool> g_allow_tf32{false};
 }  // namespace
 
 cudaStream_t cuda_current_stream(int device) { return t_current_streams[device]; }
+void cuda_set_current_stream(int device, cudaStream_t stream) { t_current_streams[device] = stream; }
 
 CudaDeviceGuard::CudaDeviceGuard(int device) {
   if (cuda_device_count() <= 1) return;

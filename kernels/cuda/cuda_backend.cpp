@@ -142,6 +142,22 @@ class CudaBackend final : public Backend {
 
   void* current_stream(int index) override { return cuda_current_stream(index); }
 
+  void set_current_stream(int index, void* stream) override {
+    index = cuda_checked_device(index, "cuda set_current_stream");
+    cuda_set_current_stream(index, static_cast<cudaStream_t>(stream));
+  }
+
+  // An event recorded on the producer, waited for by the waiter: neither blocks the host.
+  void wait_stream(int index, void* waiter, void* producer) override {
+    index = cuda_checked_device(index, "cuda wait_stream");
+    CudaDeviceGuard guard(index);
+    cudaEvent_t ready = nullptr;
+    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    EMBER_CUDA_CHECK(cudaEventRecord(ready, static_cast<cudaStream_t>(producer)));
+    EMBER_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(waiter), ready, 0));
+    (void)cudaEventDestroy(ready);  // released once its pending uses complete
+  }
+
  private:
   void make_per_device() {
     const int n = cuda_device_count();

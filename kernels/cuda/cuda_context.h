@@ -18,6 +18,8 @@ int cuda_device_count();
 int cuda_checked_device(int device, const char* what);
 /// The current stream of `device` on this thread (null: the default stream).
 cudaStream_t cuda_current_stream(int device);
+/// Makes `stream` the current stream of `device` on this thread.
+void cuda_set_current_stream(int device, cudaStream_t stream);
 
 /// Sets the current device for a scope and restores the previous one (skipped when
 /// there is one GPU: nothing to switch).

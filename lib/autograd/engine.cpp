@@ -1,6 +1,16 @@
 // The backward engine: runs the nodes reachable from the roots in dependency order on
 // the calling thread (Note [Autograd]). All state of one pass lives in a GraphTask on
 // this thread's stack, so independent graphs may run backward from several threads.
+//
+// Note [Backward streams]
+// As in libtorch, a node's backward runs on the stream its forward ran on (Node::stream_,
+// the device's current stream when the node was recorded), and the engine inserts the
+// waits that makes safe: a root node's stream waits for the caller's current stream (the
+// seed gradients were made there); a gradient that reaches a node on another stream of
+// its device is waited for, recorded as in use there (the caching allocator), and summed
+// on the consumer's stream; at the end the caller's current streams wait for every stream
+// the pass ran on, so the caller may use .grad at once. The CPU has no streams: a null
+// stream makes each of these steps a no-op without a backend call.
 #include <algorithm>
 #include <functional>
 #include <queue>
@@ -12,6 +22,7 @@
 #include "dispatch/autocast.h"
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
+#include "placement/device_streams.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember::autograd {
@@ -60,6 +71,28 @@ Tensor shape_like_input(Tensor g, const InputMeta& m, const Node& node, size_t i
 void accumulate(Tensor& slot, Tensor g) {
   if (!slot.defined()) slot = std::move(g);
   else slot = slot + g;
+}
+
+// The streams a pass ran nodes on (Note [Backward streams]); the caller's streams wait for them at the end.
+struct UsedStream {
+  Device device;
+  void* stream;
+};
+void note_stream(std::vector<UsedStream>& used, const Node& node) {
+  for (const UsedStream& u : used)
+    if (u.stream == node.stream_ && u.device == node.device_) return;
+  used.push_back({node.device_, node.stream_});
+}
+
+// Gradient g, ready on stream `ready` of its device, into a slot of `consumer`'s buffer.
+void accumulate_for(Tensor& slot, Tensor g, void* ready, const Node& consumer) {
+  if (consumer.stream_ == nullptr || g.device() != consumer.device_) return accumulate(slot, std::move(g));
+  if (ready != consumer.stream_) {
+    ember::detail::stream_wait(consumer.device_, consumer.stream_, ready);
+    ember::detail::record_stream_use(g, consumer.stream_);
+  }
+  ember::detail::StreamScope on_consumer(consumer.device_, consumer.stream_);
+  accumulate(slot, std::move(g));
 }
 
 void run_hooks(Node& node, variable_list& inputs) {
@@ -139,7 +172,13 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
     }
   }
 
-  for (size_t i = 0; i < roots.size(); ++i) accumulate(state[roots[i].function.get()].buffer[roots[i].input_nr], root_grads[i]);
+  for (size_t i = 0; i < roots.size(); ++i) {
+    Node& root = *roots[i].function;
+    Tensor& slot = state[&root].buffer[roots[i].input_nr];
+    const Tensor& g = root_grads[i];
+    accumulate_for(slot, g, root.stream_ ? ember::detail::current_stream_of(g.device()) : nullptr, root);
+  }
+  std::vector<UsedStream> used_streams;
 
   std::priority_queue<Node*, std::vector<Node*>, ByOrder> ready;
   for (Node* n : order)
@@ -154,6 +193,9 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
     ready.pop();
     NodeState& s = state[node];
     variable_list in = std::move(s.buffer);
+    DeviceScope scope(node->device_);
+    ember::detail::StreamScope on_stream(node->device_, node->stream_);
+    if (node->stream_) note_stream(used_streams, *node);
     if (!node->pre_hooks_.empty()) run_hooks(*node, in);
     for (const Capture& c : captures)
       if (c.fn == node && in[c.nr].defined()) {
@@ -166,23 +208,24 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
         if (e.is_valid() && --state[e.function.get()].pending == 0) ready.push(e.function.get());
       continue;
     }
-    variable_list out;
-    {
-      DeviceScope scope(node->device_);
-      out = node->apply(std::move(in));
-    }
+    variable_list out = node->apply(std::move(in));
     if (!keep_graph) node->release_variables();
     for (size_t i = 0; i < node->next_edges_.size(); ++i) {
       const Edge& e = node->next_edges_[i];
       if (!e.is_valid()) continue;
       NodeState& cs = state[e.function.get()];
       if (i < out.size() && out[i].defined()) {
-        DeviceScope scope(node->input_meta_[i].device);
-        accumulate(cs.buffer[e.input_nr], shape_like_input(std::move(out[i]), node->input_meta_[i], *node, i));
+        DeviceScope input_scope(node->input_meta_[i].device);
+        Tensor g = shape_like_input(std::move(out[i]), node->input_meta_[i], *node, i);
+        // On the node's device g is ready on its stream; on another, on that device's current stream.
+        void* g_ready = g.device() == node->device_ ? node->stream_ : ember::detail::current_stream_of(g.device());
+        accumulate_for(cs.buffer[e.input_nr], std::move(g), g_ready, *e.function);
       }
       if (--cs.pending == 0) ready.push(e.function.get());
     }
   }
+  for (const UsedStream& u : used_streams)
+    ember::detail::stream_wait(u.device, ember::detail::current_stream_of(u.device), u.stream);
   // A callback may queue another: index, not iterators.
   for (size_t i = 0; i < final_callbacks.size(); ++i) {
     std::function<void()> cb = std::move(final_callbacks[i]);

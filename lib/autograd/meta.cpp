@@ -6,6 +6,7 @@
 #include "core/check.h"
 #include "ember/ops.h"
 #include "iter/overlap.h"
+#include "placement/device_streams.h"
 #include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
@@ -25,6 +26,11 @@ void destroy_autograd_meta(AutogradMeta* meta) noexcept { delete meta; }
 
 Node::Node() : sequence_nr_(t_sequence_nr++) {}
 Node::~Node() = default;
+
+void Node::set_device(Device device) {
+  device_ = device;
+  stream_ = device.type() == kCPU ? nullptr : ember::detail::current_stream_of(device);
+}
 
 namespace detail {
 
@@ -245,7 +251,7 @@ bool obeys_layout(const Tensor& g, const Tensor& variable) {
 AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) {
   next_edges_.clear();
   input_meta_.push_back(detail::input_meta(variable_));
-  device_ = variable_.device();
+  set_device(variable_.device());
 }
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {

@@ -54,7 +54,7 @@ std::shared_ptr<FormulaNode> record(const char* name, std::initializer_list<cons
   node->num_inputs_ = uint32_t(outputs.size());
   uint32_t nr = 0;
   for (Tensor* out : outputs) {
-    if (nr == 0) node->device_ = out->device();
+    if (nr == 0) node->set_device(out->device());
     detail::set_history(*out, node, nr++);
   }
   return node;
@@ -73,7 +73,7 @@ std::shared_ptr<FormulaNode> record_list(const char* name, const std::vector<Ten
       node->input_meta_.push_back(detail::input_meta(t));  // joins need every input's size
     }
   }
-  node->device_ = out.device();
+  node->set_device(out.device());
   detail::set_history(out, node, 0);
   return node;
 }
@@ -85,7 +85,7 @@ std::shared_ptr<FormulaNode> record_outputs(const char* name, const Tensor& inpu
   node->next_edges_.push_back(detail::gradient_edge(input));
   node->input_meta_.push_back(detail::input_meta(input));
   node->num_inputs_ = uint32_t(outputs.size());
-  node->device_ = input.device();
+  node->set_device(input.device());
   for (size_t i = 0; i < outputs.size(); ++i) detail::set_history(outputs[i], node, uint32_t(i));
   return node;
 }

@@ -1,0 +1,50 @@
+#include "placement/device_streams.h"
+
+#include "ember/registry.h"
+#include "ember/tensor.h"
+#include "memory/caching_allocator.h"
+#include "placement/device_table.h"
+
+namespace ember::detail {
+
+namespace {
+// The entry of a device whose backend has streams, else nullptr.
+DeviceEntry* streamed_entry(Device device) {
+  if (device.type() == kCPU) return nullptr;
+  DeviceEntry* e = find_device(device);
+  return e && e->backend ? e : nullptr;
+}
+}  // namespace
+
+void* current_stream_of(Device device) {
+  DeviceEntry* e = streamed_entry(device);
+  return e ? e->backend->current_stream(e->physical_index) : nullptr;
+}
+
+void stream_wait(Device device, void* waiter, void* producer) {
+  if (waiter == producer) return;
+  if (DeviceEntry* e = streamed_entry(device)) e->backend->wait_stream(e->physical_index, waiter, producer);
+}
+
+void record_stream_use(const Tensor& t, void* stream) {
+  // Memory ember does not own (from_blob) has no allocator block to keep from reuse.
+  if (!t.defined() || t.storage()->deleter_ != &CachingAllocator::free) return;
+  CachingAllocator::record_stream(t.storage()->context_, stream);
+}
+
+StreamScope::StreamScope(Device device, void* stream) : device_(device) {
+  DeviceEntry* e = streamed_entry(device);
+  if (!e) return;
+  previous_ = e->backend->current_stream(e->physical_index);
+  if (previous_ == stream) return;
+  e->backend->set_current_stream(e->physical_index, stream);
+  active_ = true;
+}
+
+StreamScope::~StreamScope() {
+  if (!active_) return;
+  DeviceEntry* e = streamed_entry(device_);
+  e->backend->set_current_stream(e->physical_index, previous_);
+}
+
+}  // namespace ember::detail

@@ -1,0 +1,38 @@
+#pragma once
+// A device's streams as backend-neutral code sees them: opaque handles from the backend
+// (nullptr on the CPU and on backends without streams), for autograd's stream rule
+// (Note [Backward streams]). Logical devices share their physical device's streams.
+
+#include "ember/device.h"
+
+namespace ember {
+class Tensor;
+}
+
+namespace ember::detail {
+
+/// The calling thread's current stream of `device`; nullptr for the CPU or a streamless backend.
+void* current_stream_of(Device device);
+
+/// Work queued on `waiter` (a stream of `device`) from now on runs after what is queued on `producer`.
+void stream_wait(Device device, void* waiter, void* producer);
+
+/// The tensor's memory is also in use on `stream` of its device (the caching allocator
+/// keeps it from reuse until that stream's work so far is done).
+void record_stream_use(const Tensor& t, void* stream);
+
+/// Makes `stream` the current stream of `device` on this thread until destruction.
+class StreamScope {
+ public:
+  StreamScope(Device device, void* stream);
+  ~StreamScope();
+  StreamScope(const StreamScope&) = delete;
+  StreamScope& operator=(const StreamScope&) = delete;
+
+ private:
+  Device device_;
+  void* previous_ = nullptr;
+  bool active_ = false;
+};
+
+}  // namespace ember::detail

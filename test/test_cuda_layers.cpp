@@ -1,0 +1,198 @@
+// The nn layers on the GPU against the CPU (issue: the parity table covers the new layers):
+// each layer's output, the gradient of its input and of every parameter, in float64, from
+// the same weights and inputs. The layers are ember ops, so this checks that their
+// composition (im2col, pooling indices, the recurrent and attention graphs) runs on CUDA.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuda_test_util.h"
+
+using namespace ember;
+using ember::test::kCpu;
+using ember::test::kGpu;
+namespace F = ember::nn::functional;
+
+namespace {
+
+using V = std::vector<Tensor>;
+
+// A float64 input on `d`, the same values on every device for the same seed.
+Tensor input(IntArrayRef sizes, Device d, uint64_t seed = 5) {
+  manual_seed(seed);
+  return randn(sizes, TensorOptions(kDouble)).to(d).requires_grad_();
+}
+
+// Backpropagates a fixed random weighting of `out`; returns out, then each leaf's gradient.
+V backprop(const Tensor& out, const V& leaves) {
+  manual_seed(99);
+  const Tensor w = randn(out.sizes(), TensorOptions(kDouble)).to(out.device());
+  (out * w).sum().backward();
+  V r{out.detach()};
+  for (const Tensor& l : leaves) r.push_back(l.grad());
+  return r;
+}
+
+// The module's parameters after `x`: the leaves whose gradients are compared.
+V with_params(Tensor x, const std::vector<Tensor>& params) {
+  V leaves{std::move(x)};
+  leaves.insert(leaves.end(), params.begin(), params.end());
+  return leaves;
+}
+
+// Made on the CPU from seed 3 (so both devices get the same weights), in float64, on d.
+template <class Holder>
+Holder on(Holder m, Device d) {
+  m->to(kDouble);
+  m->to(d);
+  return m;
+}
+
+void check_layer(const std::string& what, const std::function<V(Device)>& run) {
+  const V gpu = run(kGpu), cpu = run(kCpu);
+  REQUIRE(gpu.size() == cpu.size());
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    INFO(what << ", tensor " << i << " (0: output, then the input's and each parameter's gradient)");
+    REQUIRE(gpu[i].defined() == cpu[i].defined());
+    if (!cpu[i].defined()) continue;
+    CHECK(gpu[i].device().is_cuda());
+    REQUIRE(gpu[i].sizes().vec() == cpu[i].sizes().vec());
+    const Tensor g = gpu[i].cpu().to(kDouble), c = cpu[i].to(kDouble);
+    const double err = (g - c).abs().max().item<double>(), scale = c.abs().max().item<double>();
+    INFO("max |gpu - cpu| " << err << ", max |cpu| " << scale);
+    CHECK(err <= 1e-9 * (1 + scale));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cuda layers: convolutions match the CPU, forward and backward") {
+  EMBER_REQUIRE_GPU();
+  check_layer("Conv2d stride 2 padding 1", [](Device d) {
+    manual_seed(3);
+    auto m = on(nn::Conv2d(nn::Conv2dOptions(3, 8, 3).stride(2).padding(1)), d);
+    Tensor x = input({2, 3, 11, 9}, d);
+    return backprop(m(x), with_params(x, m->parameters()));
+  });
+  check_layer("Conv2d groups 2 dilation 2, reflect padding", [](Device d) {
+    manual_seed(3);
+    auto m = on(nn::Conv2d(nn::Conv2dOptions(4, 6, 3).groups(2).dilation(2).padding(2).padding_mode(kReflect)), d);
+    Tensor x = input({2, 4, 8, 8}, d);
+    return backprop(m(x), with_params(x, m->parameters()));
+  });
+  check_layer("ConvTranspose2d stride 2 output_padding 1", [](Device d) {
+    manual_seed(3);
+    auto m = on(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(4, 3, 3).stride(2).output_padding(1)), d);
+    Tensor x = input({2, 4, 5, 6}, d);
+    return backprop(m(x), with_params(x, m->parameters()));
+  });
+  check_layer("Conv3d", [](Device d) {
+    manual_seed(3);
+    auto m = on(nn::Conv3d(nn::Conv3dOptions(2, 3, 3).padding(1)), d);
+    Tensor x = input({1, 2, 5, 6, 4}, d);
+    return backprop(m(x), with_params(x, m->parameters()));
+  });
+}
+
+TEST_CASE("cuda layers: pooling and resampling match the CPU") {
+  EMBER_REQUIRE_GPU();
+  check_layer("MaxPool2d 3 stride 2, AvgPool2d 2, AdaptiveAvgPool2d 3x3", [](Device d) {
+    Tensor x = input({2, 3, 13, 11}, d);
+    nn::MaxPool2d mp(nn::MaxPool2dOptions(3).stride(2));
+    nn::AvgPool2d ap(nn::AvgPool2dOptions(2));
+    nn::AdaptiveAvgPool2d aap(nn::AdaptiveAvgPool2dOptions({3, 3}));
+    Tensor y = cat({mp(x).flatten(1), ap(x).flatten(1), aap(x).flatten(1)}, 1);
+    return backprop(y, {x});
+  });
+  check_layer("max_pool2d indices, MaxPool3d, bilinear interpolate", [](Device d) {
+    Tensor x = input({2, 3, 9, 8}, d), v = input({1, 2, 6, 6, 6}, d, 6);
+    auto [y, idx] = nn::MaxPool2d(nn::MaxPool2dOptions(2)).get()->forward_with_indices(x);
+    Tensor z = nn::MaxPool3d(nn::MaxPool3dOptions(2))(v);
+    Tensor up = F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{13, 5}).mode(kBilinear).align_corners(false));
+    V r = backprop(cat({y.flatten(), z.flatten(), up.flatten()}), {x, v});
+    r.push_back(idx);
+    return r;
+  });
+}
+
+TEST_CASE("cuda layers: normalization and embedding match the CPU") {
+  EMBER_REQUIRE_GPU();
+  check_layer("BatchNorm2d in training, with its running statistics", [](Device d) {
+    manual_seed(3);
+    auto m = on(nn::BatchNorm2d(5), d);
+    Tensor x = input({4, 5, 6, 7}, d);
+    V r = backprop(m(x), with_params(x, m->parameters()));
+    r.push_back(m->running_mean);
+    r.push_back(m->running_var);
+    return r;
+  });
+  check_layer("GroupNorm 2 groups and LayerNorm", [](Device d) {
+    manual_seed(3);
+    auto g = on(nn::GroupNorm(nn::GroupNormOptions(2, 6)), d);
+    auto l = on(nn::LayerNorm(nn::LayerNormOptions({7})), d);
+    Tensor x = input({3, 6, 7}, d);
+    V leaves = with_params(x, g->parameters());
+    for (const Tensor& p : l->parameters()) leaves.push_back(p);
+    return backprop(l(g(x)), leaves);
+  });
+  check_layer("Embedding with repeated indices", [](Device d) {
+    manual_seed(3);
+    auto m = on(nn::Embedding(nn::EmbeddingOptions(20, 6)), d);
+    const Tensor idx = tensor({{1, 4, 4, 19}, {0, 1, 1, 1}}).to(d);
+    return backprop(m(idx), m->parameters());
+  });
+}
+
+TEST_CASE("cuda layers: recurrent layers match the CPU") {
+  EMBER_REQUIRE_GPU();
+  check_layer("LSTM 2 layers, bidirectional", [](Device d) {
+    manual_seed(3);
+    auto m = on(nn::LSTM(nn::LSTMOptions(5, 7).num_layers(2).bidirectional(true)), d);
+    Tensor x = input({6, 3, 5}, d);
+    auto [y, state] = m(x);
+    return backprop(cat({y.flatten(), std::get<0>(state).flatten(), std::get<1>(state).flatten()}),
+                    with_params(x, m->parameters()));
+  });
+  check_layer("GRU batch_first", [](Device d) {
+    manual_seed(3);
+    auto m = on(nn::GRU(nn::GRUOptions(5, 7).batch_first(true)), d);
+    Tensor x = input({3, 6, 5}, d);
+    auto [y, h] = m(x);
+    return backprop(cat({y.flatten(), h.flatten()}), with_params(x, m->parameters()));
+  });
+}
+
+TEST_CASE("cuda layers: attention and the Transformer encoder layer match the CPU") {
+  EMBER_REQUIRE_GPU();
+  check_layer("MultiheadAttention, self-attention with weights", [](Device d) {
+    manual_seed(3);
+    auto m = on(nn::MultiheadAttention(nn::MultiheadAttentionOptions(16, 4)), d);
+    Tensor x = input({5, 2, 16}, d);
+    auto [y, attn] = m(x, x, x);
+    return backprop(cat({y.flatten(), attn.flatten()}), with_params(x, m->parameters()));
+  });
+  check_layer("TransformerEncoderLayer without dropout", [](Device d) {
+    manual_seed(3);
+    auto m = on(nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(16, 4).dim_feedforward(32).dropout(0)), d);
+    Tensor x = input({5, 2, 16}, d);
+    return backprop(m(x), with_params(x, m->parameters()));
+  });
+}
+
+TEST_CASE("cuda layers: losses match the CPU") {
+  EMBER_REQUIRE_GPU();
+  check_layer("cross_entropy with label smoothing and ignore_index", [](Device d) {
+    Tensor x = input({6, 5}, d);
+    const Tensor target = tensor({0, 4, 2, -100, 1, 4}).to(d);
+    return backprop(F::cross_entropy(x, target, F::CrossEntropyFuncOptions().label_smoothing(0.1)).reshape({1}), {x});
+  });
+  check_layer("ctc_loss", [](Device d) {
+    Tensor x = input({12, 2, 5}, d);
+    const Tensor lp = log_softmax(x, 2);
+    const Tensor targets = tensor({{1, 2, 2, 3}, {4, 1, 0, 0}}).to(d);
+    const Tensor in_len = tensor({12, 10}).to(d), tgt_len = tensor({4, 2}).to(d);
+    return backprop(F::ctc_loss(lp, targets, in_len, tgt_len).reshape({1}), {x});
+  });
+}
