@@ -18,8 +18,9 @@ Tensor slow_product(const Tensor& a, const Tensor& b) {
   return matmul(r, b) * (1.0 / 64);
 }
 
+// Elements where got and want differ by more than tol (relative and absolute).
 int64_t mismatches(const Tensor& got, const Tensor& want, double tol) {
-  return ne(isclose(got, want, tol, tol), 0).sum().item<int64_t>();
+  return logical_not(isclose(got, want, tol, tol)).sum().item<int64_t>();
 }
 
 }  // namespace
@@ -63,7 +64,7 @@ TEST_CASE("cuda autograd: a seed gradient made on the caller's stream is waited 
   const TensorOptions on_gpu = TensorOptions().device(kGpu);
   Tensor a = randn({4096, 4096}, on_gpu), b = randn({4096, 4096}, on_gpu) * 0.125, w = randn({4096, 4096}, on_gpu);
   Tensor x = randn({4096, 4096}, on_gpu).requires_grad_();
-  Tensor y = x * w;  // MulBackward0 and x's AccumulateGrad run on the default stream
+  Tensor y = x * w;  // MulBackward0 and x's AccumulateGrad run on the default stream (handle null)
   cuda::synchronize();
   const cuda::Stream side = cuda::new_stream(0);
   Tensor seed, grad;

@@ -138,7 +138,7 @@ struct EMBER_API Node : std::enable_shared_from_this<Node> {
   std::vector<Edge> next_edges_;
   std::vector<InputMeta> input_meta_;   // one per next edge
   Device device_{kCPU, 0};              // set through set_device
-  void* stream_ = nullptr;              // opaque backend stream; null on the CPU
+  void* stream_ = nullptr;              // opaque backend stream (null: the default stream, or the CPU)
   uint32_t num_inputs_ = 1;
   uint64_t sequence_nr_;
   /// Hooks on the gradient of output `nr` (tensor hooks of non-leaf tensors, retain_grad).

@@ -9,8 +9,9 @@
 // seed gradients were made there); a gradient that reaches a node on another stream of
 // its device is waited for, recorded as in use there (the caching allocator), and summed
 // on the consumer's stream; at the end the caller's current streams wait for every stream
-// the pass ran on, so the caller may use .grad at once. The CPU has no streams: a null
-// stream makes each of these steps a no-op without a backend call.
+// the pass ran on, so the caller may use .grad at once. The CPU has no streams: a node on
+// the CPU skips each of these steps without a backend call. (A null stream is a device's
+// default stream, not the absence of one.)
 #include <algorithm>
 #include <functional>
 #include <queue>
@@ -86,7 +87,7 @@ void note_stream(std::vector<UsedStream>& used, const Node& node) {
 
 // Gradient g, ready on stream `ready` of its device, into a slot of `consumer`'s buffer.
 void accumulate_for(Tensor& slot, Tensor g, void* ready, const Node& consumer) {
-  if (consumer.stream_ == nullptr || g.device() != consumer.device_) return accumulate(slot, std::move(g));
+  if (consumer.device_.type() == kCPU || g.device() != consumer.device_) return accumulate(slot, std::move(g));
   if (ready != consumer.stream_) {
     ember::detail::stream_wait(consumer.device_, consumer.stream_, ready);
     ember::detail::record_stream_use(g, consumer.stream_);
@@ -176,7 +177,7 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
     Node& root = *roots[i].function;
     Tensor& slot = state[&root].buffer[roots[i].input_nr];
     const Tensor& g = root_grads[i];
-    accumulate_for(slot, g, root.stream_ ? ember::detail::current_stream_of(g.device()) : nullptr, root);
+    accumulate_for(slot, g, ember::detail::current_stream_of(g.device()), root);
   }
   std::vector<UsedStream> used_streams;
 
@@ -195,7 +196,7 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
     variable_list in = std::move(s.buffer);
     DeviceScope scope(node->device_);
     ember::detail::StreamScope on_stream(node->device_, node->stream_);
-    if (node->stream_) note_stream(used_streams, *node);
+    if (node->device_.type() != kCPU) note_stream(used_streams, *node);
     if (!node->pre_hooks_.empty()) run_hooks(*node, in);
     for (const Capture& c : captures)
       if (c.fn == node && in[c.nr].defined()) {
