@@ -1,8 +1,11 @@
 #include "fake_accelerator.h"
 
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <utility>
 
 #include "dispatch/kernel_table.h"
 #include "ember/allocator.h"
@@ -16,6 +19,12 @@ constexpr int kFakeDevices = 2;
 constexpr size_t kFakeMemory = size_t(1) << 30;
 
 FakeAcceleratorCounters g_counters[kFakeDevices];
+
+// Fake streams: opaque tokens, a current one per device and thread (null: the default
+// stream), and the waits asked of the backend, for the autograd stream-rule tests.
+thread_local void* t_current_streams[kFakeDevices] = {};
+std::mutex g_waits_mutex;
+std::vector<FakeStreamWait> g_waits;
 
 // Host memory, counted per device.
 class CountingAllocator : public RawAllocator {
@@ -62,6 +71,12 @@ class FakeBackend : public Backend {
     else if (src_device.is_cpu()) ++g_counters[dst_device.index()].copies_from_host;
     else ++g_counters[dst_device.index()].copies_between;
     std::memcpy(dst, src, nbytes);
+  }
+  void* current_stream(int index) override { return t_current_streams[index]; }
+  void set_current_stream(int index, void* stream) override { t_current_streams[index] = stream; }
+  void wait_stream(int index, void* waiter, void* producer) override {
+    std::lock_guard<std::mutex> lock(g_waits_mutex);
+    g_waits.push_back({index, waiter, producer});
   }
 
  private:
@@ -129,6 +144,23 @@ void ensure_fake_accelerator() {
 }
 
 FakeAcceleratorCounters& fake_counters(int index) { return g_counters[index]; }
+
+void* fake_new_stream() {
+  static std::atomic<uintptr_t> next{1};
+  return reinterpret_cast<void*>(next.fetch_add(1) * 16);  // never dereferenced
+}
+
+void* fake_current_stream(int index) { return t_current_streams[index]; }
+
+FakeStreamGuard::FakeStreamGuard(int index, void* stream) : index_(index), previous_(t_current_streams[index]) {
+  t_current_streams[index] = stream;
+}
+FakeStreamGuard::~FakeStreamGuard() { t_current_streams[index_] = previous_; }
+
+std::vector<FakeStreamWait> fake_take_stream_waits() {
+  std::lock_guard<std::mutex> lock(g_waits_mutex);
+  return std::exchange(g_waits, {});
+}
 
 std::vector<Op> fake_accelerator_missing_ops() { return {Op::Cumsum, Op::LogSumExp}; }
 

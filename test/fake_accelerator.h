@@ -33,6 +33,34 @@ struct FakeAcceleratorCounters {
 void ensure_fake_accelerator();
 /// The counters of one fake device (index 0 or 1).
 FakeAcceleratorCounters& fake_counters(int index);
+/// Fake streams (tokens, never dereferenced): each device has a current one per thread
+/// (null: the default stream) and the backend records the waits it is asked for, so that
+/// autograd's stream rule (Note [Backward streams]) is testable without a GPU.
+struct FakeStreamWait {
+  int index;  // the device
+  void* waiter;
+  void* producer;
+  bool operator==(const FakeStreamWait& o) const {
+    return index == o.index && waiter == o.waiter && producer == o.producer;
+  }
+};
+void* fake_new_stream();
+void* fake_current_stream(int index);
+/// Makes `stream` the current stream of npu:index on this thread for a scope.
+class FakeStreamGuard {
+ public:
+  FakeStreamGuard(int index, void* stream);
+  ~FakeStreamGuard();
+  FakeStreamGuard(const FakeStreamGuard&) = delete;
+  FakeStreamGuard& operator=(const FakeStreamGuard&) = delete;
+
+ private:
+  int index_;
+  void* previous_;
+};
+/// The waits recorded since the last call, in order; clears them.
+std::vector<FakeStreamWait> fake_take_stream_waits();
+
 /// Ops the fake backend has no kernel for.
 std::vector<Op> fake_accelerator_missing_ops();
 
