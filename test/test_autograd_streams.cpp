@@ -4,6 +4,7 @@
 // tests (test_cuda_autograd.cpp) show on a GPU that these waits are what prevents the races.
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
 #include <vector>
 
 #include "ember/ember.h"
@@ -99,4 +100,24 @@ TEST_CASE("autograd streams: one stream, the default stream or the CPU ask for n
   CHECK(allclose(x.grad().cpu(), x.detach().cpu() * 2));
   CHECK(allclose(z.grad().cpu(), exp(z.detach().cpu()) * 2));
   CHECK(fake_current_stream(0) == nullptr);
+}
+
+TEST_CASE("autograd streams: a backward that throws restores the current stream and still makes the caller wait") {
+  Tensor x = leaf_on_npu(5);
+  void *s1 = fake_new_stream(), *caller = fake_new_stream();
+  Tensor a;
+  {
+    FakeStreamGuard on_s1(0, s1);
+    a = x * 2;
+  }
+  a.register_hook([](const Tensor&) -> Tensor { throw std::runtime_error("hook failed"); });
+  fake_take_stream_waits();
+  {
+    FakeStreamGuard on_caller(0, caller);
+    CHECK_THROWS_WITH(a.sum().backward(), "hook failed");
+    CHECK(fake_current_stream(0) == caller);  // MulBackward0's stream scope was undone
+  }
+  const std::vector<FakeStreamWait> want = {{0, s1, caller}, {0, caller, s1}};
+  CHECK(fake_take_stream_waits() == want);
+  CHECK_FALSE(x.grad().defined());
 }

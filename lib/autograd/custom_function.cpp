@@ -91,7 +91,12 @@ void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const variab
     node->output_meta_.push_back(out.defined() ? input_meta(out) : InputMeta());
     node->output_defined_.push_back(out.defined());
   }
-  if (!outputs.empty() && outputs[0].defined()) node->set_device(outputs[0].device());
+  // The backward runs where the forward did: the device (and stream) of the first defined output.
+  for (const Tensor& out : outputs)
+    if (out.defined()) {
+      node->set_device(out.device());
+      break;
+    }
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor& out = outputs[i];
     if (!out.defined() || !is_floating_point(out.dtype()) || contains(ctx.non_differentiable_, out)) continue;

@@ -5,7 +5,7 @@
 // Note [Backward streams]
 // As in libtorch, a node's backward runs on the stream its forward ran on (Node::stream_,
 // the device's current stream when the node was recorded), and the engine inserts the
-// waits that makes safe: a root node's stream waits for the caller's current stream (the
+// waits that make it safe: a root node's stream waits for the caller's current stream (the
 // seed gradients were made there); a gradient that reaches a node on another stream of
 // its device is waited for, recorded as in use there (the caching allocator), and summed
 // on the consumer's stream; at the end the caller's current streams wait for every stream
@@ -92,9 +92,30 @@ void accumulate_for(Tensor& slot, Tensor g, void* ready, const Node& consumer) {
     ember::detail::stream_wait(consumer.device_, consumer.stream_, ready);
     ember::detail::record_stream_use(g, consumer.stream_);
   }
+  if (!slot.defined()) {
+    slot = std::move(g);  // no kernel: nothing to put on a stream
+    return;
+  }
   ember::detail::StreamScope on_consumer(consumer.device_, consumer.stream_);
   accumulate(slot, std::move(g));
 }
+
+// At the end of a pass, also one that throws: the caller's current streams wait for every
+// stream the pass ran nodes on, so .grad is safe to use on them.
+struct CallerStreamsWait {
+  std::vector<UsedStream> used;
+  CallerStreamsWait() = default;
+  CallerStreamsWait(const CallerStreamsWait&) = delete;
+  CallerStreamsWait& operator=(const CallerStreamsWait&) = delete;
+  void run() noexcept {
+    for (const UsedStream& u : used) try {
+        ember::detail::stream_wait(u.device, ember::detail::current_stream_of(u.device), u.stream);
+      } catch (...) {  // a failing device has already made the pass throw
+      }
+    used.clear();
+  }
+  ~CallerStreamsWait() { run(); }
+};
 
 void run_hooks(Node& node, variable_list& inputs) {
   for (const Node::PreHook& h : node.pre_hooks_) {
@@ -179,7 +200,7 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
     const Tensor& g = root_grads[i];
     accumulate_for(slot, g, ember::detail::current_stream_of(g.device()), root);
   }
-  std::vector<UsedStream> used_streams;
+  CallerStreamsWait caller_waits;
 
   std::priority_queue<Node*, std::vector<Node*>, ByOrder> ready;
   for (Node* n : order)
@@ -196,7 +217,7 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
     variable_list in = std::move(s.buffer);
     DeviceScope scope(node->device_);
     ember::detail::StreamScope on_stream(node->device_, node->stream_);
-    if (node->device_.type() != kCPU) note_stream(used_streams, *node);
+    if (node->device_.type() != kCPU) note_stream(caller_waits.used, *node);
     if (!node->pre_hooks_.empty()) run_hooks(*node, in);
     for (const Capture& c : captures)
       if (c.fn == node && in[c.nr].defined()) {
@@ -225,8 +246,7 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
       if (--cs.pending == 0) ready.push(e.function.get());
     }
   }
-  for (const UsedStream& u : used_streams)
-    ember::detail::stream_wait(u.device, ember::detail::current_stream_of(u.device), u.stream);
+  caller_waits.run();  // before the final callbacks, as libtorch
   // A callback may queue another: index, not iterators.
   for (size_t i = 0; i < final_callbacks.size(); ++i) {
     std::function<void()> cb = std::move(final_callbacks[i]);
