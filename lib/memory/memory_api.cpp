@@ -5,6 +5,7 @@
 #include "placement/device_table.h"
 #include "placement/placement.h"
 #include "ember/cuda.h"
+#include "placement/device_streams.h"
 
 namespace ember::memory {
 
@@ -33,8 +34,6 @@ namespace ember {
 void Tensor::record_stream(const cuda::Stream& stream) const {
   EMBER_CHECK_ARG(defined(), "record_stream: undefined tensor");
   EMBER_CHECK_ARG(is_cuda(), "record_stream: expects a CUDA tensor, got one on {}", device().str());
-  // Memory ember does not own (from_blob) has no allocator block to keep from reuse.
-  if (storage()->deleter_ != &detail::CachingAllocator::free) return;
-  detail::CachingAllocator::record_stream(storage()->context_, stream.handle());
+  detail::record_stream_use(*this, stream.handle());
 }
 }  // namespace ember

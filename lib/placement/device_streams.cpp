@@ -32,19 +32,17 @@ void record_stream_use(const Tensor& t, void* stream) {
   CachingAllocator::record_stream(t.storage()->context_, stream);
 }
 
-StreamScope::StreamScope(Device device, void* stream) : device_(device) {
+StreamScope::StreamScope(Device device, void* stream) {
   DeviceEntry* e = streamed_entry(device);
   if (!e) return;
   previous_ = e->backend->current_stream(e->physical_index);
   if (previous_ == stream) return;
   e->backend->set_current_stream(e->physical_index, stream);
-  active_ = true;
+  entry_ = e;
 }
 
 StreamScope::~StreamScope() {
-  if (!active_) return;
-  DeviceEntry* e = streamed_entry(device_);
-  e->backend->set_current_stream(e->physical_index, previous_);
+  if (entry_) entry_->backend->set_current_stream(entry_->physical_index, previous_);
 }
 
 }  // namespace ember::detail

@@ -11,6 +11,8 @@ class Tensor;
 
 namespace ember::detail {
 
+struct DeviceEntry;
+
 /// The calling thread's current stream of `device`; nullptr for the CPU or a streamless backend.
 void* current_stream_of(Device device);
 
@@ -30,9 +32,8 @@ class StreamScope {
   StreamScope& operator=(const StreamScope&) = delete;
 
  private:
-  Device device_;
+  DeviceEntry* entry_ = nullptr;  // set while a stream is switched; entries live forever (Note [Device table])
   void* previous_ = nullptr;
-  bool active_ = false;
 };
 
 }  // namespace ember::detail
