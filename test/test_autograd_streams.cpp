@@ -121,3 +121,34 @@ TEST_CASE("autograd streams: a backward that throws restores the current stream 
   CHECK(fake_take_stream_waits() == want);
   CHECK_FALSE(x.grad().defined());
 }
+
+TEST_CASE("autograd streams: a seed gradient on another device than its output is refused, as libtorch") {
+  Tensor x = leaf_on_npu(6);
+  Tensor y = x * 2;
+  CHECK_THROWS_WITH(y.backward(ones({5})), "invalid gradient at index 0 - expected device npu:0 but got cpu");
+  CHECK_THROWS_WITH(y.backward(ones({4}, TensorOptions().device(kNpu))),
+                    "Mismatch in shape: grad_output[0] has a shape of [4] and output[0] has a shape of [5].");
+  CHECK_FALSE(x.grad().defined());
+  y.backward(ones({5}, TensorOptions().device(kNpu)));  // the graph is intact after the refusals
+  CHECK(allclose(x.grad().cpu(), full({5}, 2.0)));
+}
+
+TEST_CASE("autograd streams: autograd::grad makes the same waits, and its result is ready on the caller's stream") {
+  Tensor x = leaf_on_npu(7);
+  void *s1 = fake_new_stream(), *caller = fake_new_stream();
+  Tensor y;
+  {
+    FakeStreamGuard on_s1(0, s1);
+    y = (x * x).sum();
+  }
+  fake_take_stream_waits();
+  Tensor g;
+  {
+    FakeStreamGuard on_caller(0, caller);
+    g = autograd::grad({y}, {x})[0];
+  }
+  const std::vector<FakeStreamWait> want = {{0, s1, caller}, {0, caller, s1}};
+  CHECK(fake_take_stream_waits() == want);
+  CHECK(allclose(g.cpu(), x.detach().cpu() * 2));
+  CHECK_FALSE(x.grad().defined());
+}

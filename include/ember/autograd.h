@@ -132,8 +132,13 @@ struct EMBER_API Node : std::enable_shared_from_this<Node> {
   bool should_compute_output(size_t i) const { return i < next_edges_.size() && next_edges_[i].is_valid(); }
 
   /// Where the forward ran (its device, and that device's current stream then): the
-  /// backward runs there too (Note [Backward streams]).
-  void set_device(Device device);
+  /// backward runs there too (Note [Backward streams]). The CPU has no streams.
+  void set_device(Device device) {
+    device_ = device;
+    stream_ = device.type() == kCPU ? nullptr : current_stream_of(device);
+  }
+  /// The calling thread's current stream of an accelerator device.
+  static void* current_stream_of(Device device);
 
   std::vector<Edge> next_edges_;
   std::vector<InputMeta> input_meta_;   // one per next edge

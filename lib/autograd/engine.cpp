@@ -273,6 +273,8 @@ void prepare_roots(const variable_list& outputs, const variable_list& grad_outpu
       EMBER_CHECK_ARG(g.sizes() == t.sizes(),
                       "Mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has a shape of {}.", i,
                       ember::detail::shape_str(g.sizes()), i, ember::detail::shape_str(t.sizes()));
+      EMBER_CHECK_ARG(g.device() == t.device(), "invalid gradient at index {} - expected device {} but got {}", i,
+                      t.device().str(), g.device().str());
     }
     grads.push_back(g);
   }

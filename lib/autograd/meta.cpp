@@ -27,10 +27,7 @@ void destroy_autograd_meta(AutogradMeta* meta) noexcept { delete meta; }
 Node::Node() : sequence_nr_(t_sequence_nr++) {}
 Node::~Node() = default;
 
-void Node::set_device(Device device) {
-  device_ = device;
-  stream_ = device.type() == kCPU ? nullptr : ember::detail::current_stream_of(device);
-}
+void* Node::current_stream_of(Device device) { return ember::detail::current_stream_of(device); }
 
 namespace detail {
 

@@ -7,6 +7,7 @@
 #include "ember/autograd.h"
 #include "ember/distributed.h"
 #include "ember/ops.h"
+#include "placement/device_streams.h"
 
 namespace ember::distributed {
 
@@ -15,6 +16,7 @@ struct Reducer::State {
     std::vector<size_t> params;
     std::vector<int64_t> offsets;  // of each parameter in flat
     Tensor flat;
+    void* stream = nullptr;        // launches from the stream current when the pass began
     size_t pending = 0;            // gradients still to arrive in this pass
     std::shared_ptr<Work> work;
   };
@@ -38,6 +40,7 @@ struct Reducer::State {
       if (b.work) b.work->wait();  // a pass that threw before its end left these running
       b.work = nullptr;
       b.pending = b.params.size();
+      b.stream = ember::detail::current_stream_of(b.flat.device());
     }
     std::fill(ready.begin(), ready.end(), 0);
     next_bucket = 0;
@@ -54,12 +57,16 @@ struct Reducer::State {
     if (grad) dst.copy_(grad->reshape({-1}));
     else dst.zero_();
     Bucket& b = buckets[bucket_of[i]];
+    // Each gradient's hook runs on its AccumulateGrad's stream (Note [Backward streams]): the
+    // bucket's launch stream waits for every stream that copied into it.
+    ember::detail::stream_wait(b.flat.device(), b.stream, ember::detail::current_stream_of(b.flat.device()));
     if (--b.pending == 0) launch_ready();
   }
 
   void launch_ready() {
     while (next_bucket < buckets.size() && buckets[next_bucket].pending == 0) {
       Bucket& b = buckets[next_bucket++];
+      ember::detail::StreamScope on_launch_stream(b.flat.device(), b.stream);
       b.work = group->all_reduce(b.flat, ReduceOp::AVG, /*async=*/true);
     }
   }
