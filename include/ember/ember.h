@@ -5,6 +5,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd.h"
 #include "ember/check.h"
+#include "ember/cpu.h"
 #include "ember/cpu_generator.h"
 #include "ember/cuda.h"
 #include "ember/data.h"

@@ -4,17 +4,17 @@
 #include <cmath>
 
 #include "cpu/cpu_loops.h"
-#include "cpu/avx2_f32.h"
+#include "cpu/dense_f32.h"
 #include "cpu/streaming_f32.h"
 #include "core/dtype_dispatch.h"
 #include "core/isclose_rule.h"
 #include "cpu/register_cpu.h"
 
-namespace ember::detail {
+namespace ember::detail::EMBER_CPU_NS {
 
 namespace {
 
-// Dense float32 outputs below the streaming-store size take the AVX2 loop (threaded
+// Dense float32 outputs below the streaming-store size take the restrict loop (threaded
 // above kParallelGrain); larger ones take try_streaming_binary_f32.
 constexpr int64_t kCachedF32 = kStreamingBytes / int64_t(sizeof(float));
 
@@ -38,9 +38,9 @@ void add_sub_kernel(const ElementwiseArgs& a) {
     } else {
       const M alpha = M(Sign) * kernel_param<M>(a.param[0]);
       if constexpr (std::is_same_v<T, float>) {
-        if (alpha == 1.0f && try_avx2_binary_f32(a, kCachedF32, [](float x, float y) { return x + y; }))
+        if (alpha == 1.0f && try_dense_binary_f32(a, kCachedF32, [](float x, float y) { return x + y; }))
           return;
-        if (alpha == -1.0f && try_avx2_binary_f32(a, kCachedF32, [](float x, float y) { return x - y; }))
+        if (alpha == -1.0f && try_dense_binary_f32(a, kCachedF32, [](float x, float y) { return x - y; }))
           return;
       }
 #if defined(__SSE2__)
@@ -61,7 +61,7 @@ void add_sub_kernel(const ElementwiseArgs& a) {
 }
 
 void mul_kernel(const ElementwiseArgs& a) {
-  if (a.dtype == kFloat && try_avx2_binary_f32(a, kCachedF32, [](float x, float y) { return x * y; })) return;
+  if (a.dtype == kFloat && try_dense_binary_f32(a, kCachedF32, [](float x, float y) { return x * y; })) return;
 #if defined(__SSE2__)
   if (a.dtype == kFloat && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_mul_ps(x, y); },
                                                     [](float x, float y) { return x * y; }))
@@ -74,7 +74,7 @@ void mul_kernel(const ElementwiseArgs& a) {
 }
 
 void div_kernel(const ElementwiseArgs& a) {  // floating only: integer inputs are promoted
-  if (a.dtype == kFloat && try_avx2_binary_f32(a, kCachedF32, [](float x, float y) { return x / y; })) return;
+  if (a.dtype == kFloat && try_dense_binary_f32(a, kCachedF32, [](float x, float y) { return x / y; })) return;
   dispatch_floating(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
@@ -220,4 +220,4 @@ void register_cpu_binary_kernels() {
   register_kernel(Op::IsClose, kCPU, isclose_kernel, all);
 }
 
-}  // namespace ember::detail
+}  // namespace ember::detail::EMBER_CPU_NS

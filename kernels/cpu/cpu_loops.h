@@ -2,6 +2,7 @@
 // Loops shared by the CPU elementwise kernels: a contiguous path the compiler
 // vectorises (with scalar-broadcast variants) and a strided path that walks rows of
 // the innermost dim. Work above kParallelGrain elements is split across OpenMP threads.
+// Everything but the thread-pool guard is compiled per capability (Note [CPU capability]).
 
 #include <omp.h>
 
@@ -10,12 +11,10 @@
 #include <cstdint>
 #include <tuple>
 
+#include "cpu/vec.h"
 #include "ember/kernel_args.h"
 
 namespace ember::detail {
-
-/// Below this many elements a kernel runs on the calling thread (threads cost ~µs).
-constexpr int64_t kParallelGrain = 32768;
 
 /// Note [One thread pool] across user threads: each thread that opens an OpenMP region
 /// gets a team of its own, so N user threads running big kernels at once would start N
@@ -38,6 +37,13 @@ class ParallelRegionGuard {
   static inline std::atomic<int> active_{0};
   bool taken_, alone_;
 };
+
+}  // namespace ember::detail
+
+namespace ember::detail::EMBER_CPU_NS {
+
+/// Below this many elements a kernel runs on the calling thread (threads cost ~µs).
+constexpr int64_t kParallelGrain = 32768;
 
 template <class Fn>
 inline void parallel_for(int64_t n, int64_t grain, const Fn& fn) {
@@ -174,4 +180,4 @@ void elementwise_kernel(const ElementwiseArgs& a, F f) {
                [&](int64_t rb, int64_t re) { for_each_row<N>(a, esz, rb, re, row_fn); });
 }
 
-}  // namespace ember::detail
+}  // namespace ember::detail::EMBER_CPU_NS

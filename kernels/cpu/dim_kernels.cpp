@@ -7,12 +7,12 @@
 #include <type_traits>
 
 #include "core/dtype_dispatch.h"
-#include "cpu/avx2_rows_f32.h"
+#include "cpu/vec_rows.h"
 #include "cpu/cpu_loops.h"
 #include "cpu/register_cpu.h"
 #include "ember/registry.h"
 
-namespace ember::detail {
+namespace ember::detail::EMBER_CPU_NS {
 
 namespace {
 
@@ -34,29 +34,23 @@ void for_each_block(const DimArgs& a, const Fn& fn) {
 }
 
 // Softmax over the innermost dim of float32 (the usual case): one row per work item,
-// with the AVX2 max, exp and scale; the blocked walk below would see rows of width 1.
+// with the vector max, exp and scale; the blocked walk below would see rows of width 1.
 template <bool kLog>
-bool try_avx2_softmax_rows(const DimArgs& a) {
-#if defined(EMBER_AVX2_ROWS)
-  if (a.in_dtype != kFloat || a.out_dtype != kFloat || a.inner != 1 || a.size < 8 || !cpu_has_avx2_fma())
-    return false;
+bool try_vec_softmax_rows(const DimArgs& a) {
+  if (a.in_dtype != kFloat || a.out_dtype != kFloat || a.inner != 1 || a.size < kLanesF) return false;
   const float* in = reinterpret_cast<const float*>(a.in);
   float* out = reinterpret_cast<float*>(a.out);
   const int64_t size = a.size;
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / size);
   parallel_for(a.outer, grain, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) softmax_row_f32_avx2<kLog>(out + r * size, in + r * size, size);
+    for (int64_t r = b; r < e; ++r) softmax_row_f32<kLog>(out + r * size, in + r * size, size);
   });
   return true;
-#else
-  (void)a;
-  return false;
-#endif
 }
 
 template <bool kLog>
 void softmax_kernel(const DimArgs& a) {
-  if (try_avx2_softmax_rows<kLog>(a)) return;
+  if (try_vec_softmax_rows<kLog>(a)) return;
   dispatch_floating(a.in_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
@@ -178,4 +172,4 @@ void register_cpu_dim_kernels() {
   register_kernel(Op::Cumsum, kCPU, cumsum_kernel, DtypeSet::all());
 }
 
-}  // namespace ember::detail
+}  // namespace ember::detail::EMBER_CPU_NS

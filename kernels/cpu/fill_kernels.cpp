@@ -7,7 +7,7 @@
 #include "core/dtype_dispatch.h"
 #include "cpu/register_cpu.h"
 
-namespace ember::detail {
+namespace ember::detail::EMBER_CPU_NS {
 
 namespace {
 
@@ -125,4 +125,4 @@ void register_cpu_fill_kernels() {
   register_kernel(Op::Copy, kCPU, copy_kernel, all);
 }
 
-}  // namespace ember::detail
+}  // namespace ember::detail::EMBER_CPU_NS

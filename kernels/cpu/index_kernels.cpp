@@ -12,6 +12,9 @@
 
 namespace ember::detail {
 
+// Compiled once, at the baseline instruction set (register_cpu.h).
+using namespace EMBER_CPU_NS;
+
 namespace {
 
 inline void report(const IndexArgs& a, int64_t pos) {

@@ -22,7 +22,7 @@ void matmul_generic_typed(const MatmulArgs& a) {
     const int64_t ar = a.a_strides[1], ac = a.a_strides[2], br = a.b_strides[1], bc = a.b_strides[2];
     const int64_t cr = a.c_strides[1];
     const int64_t work = a.m * a.n * std::max<int64_t>(a.k, 1);
-    parallel_for(a.m, std::max<int64_t>(1, kParallelGrain * 4 / std::max<int64_t>(1, work / std::max<int64_t>(a.m, 1))),
+    EMBER_CPU_NS::parallel_for(a.m, std::max<int64_t>(1, EMBER_CPU_NS::kParallelGrain * 4 / std::max<int64_t>(1, work / std::max<int64_t>(a.m, 1))),
                  [&](int64_t i0, int64_t i1) {
                    std::vector<M> acc(size_t(std::min(a.n, kBlockJ)));
                    for (int64_t i = i0; i < i1; ++i) {

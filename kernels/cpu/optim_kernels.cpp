@@ -9,7 +9,7 @@
 #include "ember/registry.h"
 #include "optim_update.h"
 
-namespace ember::detail {
+namespace ember::detail::EMBER_CPU_NS {
 
 namespace {
 
@@ -108,4 +108,4 @@ void register_cpu_optim_kernels() {
   register_kernel(Op::AmpUnscale, kCPU, amp_unscale_step, DtypeSet::floating());
 }
 
-}  // namespace ember::detail
+}  // namespace ember::detail::EMBER_CPU_NS

@@ -16,6 +16,9 @@
 
 namespace ember::detail {
 
+// Compiled once, at the baseline instruction set (register_cpu.h).
+using namespace EMBER_CPU_NS;
+
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;

@@ -1,19 +1,19 @@
 // CPU kernels of the reductions (sum .. logsumexp) over the driver in reduce_loops.h.
-// Floating sums, products, variances and norms accumulate in double (float32 sums with
-// AVX2 add small groups in float first: avx2_rows_f32.h); integer and bool
-// sums and products in wrapping 64-bit integers (torch's int64 result); max / min work
-// in opmath_t (float for Half / BFloat16) and propagate NaN, reporting its first index.
+// Floating sums, products, variances and norms accumulate in double (float32 sums add
+// small groups in float first: vec_rows.h); integer and bool sums and products in
+// wrapping 64-bit integers (torch's int64 result); max / min work in opmath_t (float for
+// Half / BFloat16) and propagate NaN, reporting its first index.
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "core/dtype_dispatch.h"
-#include "cpu/avx2_rows_f32.h"
+#include "cpu/vec_rows.h"
 #include "cpu/reduce_loops.h"
 #include "cpu/register_cpu.h"
 #include "ember/registry.h"
 
-namespace ember::detail {
+namespace ember::detail::EMBER_CPU_NS {
 
 namespace {
 
@@ -35,14 +35,12 @@ struct SumReducer {
   }
   void row(Acc& acc, const T* p, int64_t n, int64_t s, int64_t) const {
     Acc t = 0;
-#if defined(EMBER_AVX2_ROWS)
     if constexpr (std::is_same_v<T, float>) {
-      if (s == 1 && cpu_has_avx2_fma()) {
-        acc += sum_f32_avx2(p, n);
+      if (s == 1) {
+        acc += sum_f32(p, n);
         return;
       }
     }
-#endif
     if (s == 1) {
 #pragma omp simd reduction(+ : t)
       for (int64_t i = 0; i < n; ++i) t += widen(p[i]);
@@ -94,14 +92,12 @@ struct ExtremeReducer {
   void row(Acc& acc, const T* p, int64_t n, int64_t s, int64_t first) const {
     if constexpr (std::is_floating_point_v<T>) {
       // Values only over a contiguous run: a vectorised max/min plus a NaN test.
-#if defined(EMBER_AVX2_ROWS)
       if constexpr (std::is_same_v<T, float>) {
-        if (!want_index && s == 1 && n >= 16 && cpu_has_avx2_fma()) {
-          merge(acc, Acc{extreme_f32_avx2<kMax>(p, n), first});
+        if (!want_index && s == 1 && n >= 16) {
+          merge(acc, Acc{extreme_f32<kMax>(p, n), first});
           return;
         }
       }
-#endif
       if (!want_index && s == 1 && n >= 16) {
         T v = p[0];
         bool nan = false;
@@ -318,13 +314,9 @@ bool outer_sum(const ReduceArgs& a, bool mean) {
   const T* in = reinterpret_cast<const T*>(a.in);
   const int64_t out_esz = int64_t(element_size(a.out_dtype));
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / (n_red * std::min(inner, kLanes)));
-  // Float32 with AVX2 adds rows in pairs in float first (half the conversions to double),
-  // then redoes in double any output that a pair overflowed.
-#if defined(EMBER_AVX2_ROWS)
-  const bool pairs = std::is_same_v<T, float> && cpu_has_avx2_fma();
-#else
-  constexpr bool pairs = false;
-#endif
+  // Float32 adds rows in pairs in float first (half the conversions to double), then
+  // redoes in double any output that a pair overflowed.
+  constexpr bool pairs = std::is_same_v<T, float>;
   parallel_for(groups * nblk, grain, [&](int64_t b, int64_t e) {
     Acc acc[kLanes];
     for (int64_t it = b; it < e; ++it) {
@@ -334,11 +326,8 @@ bool outer_sum(const ReduceArgs& a, bool mean) {
       const T* base = in + in_off + lb;
       for (int64_t i = 0; i < len; ++i) acc[i] = 0;
       int64_t r = 0;
-#if defined(EMBER_AVX2_ROWS)
-      if constexpr (std::is_same_v<T, float>)
-        if (pairs)
-          for (; r + 2 <= n_red; r += 2) accumulate2_f32_avx2(acc, base + r * rs, base + (r + 1) * rs, len);
-#endif
+      if constexpr (pairs)
+        for (; r + 2 <= n_red; r += 2) accumulate2_f32(acc, base + r * rs, base + (r + 1) * rs, len);
       for (; r < n_red; ++r) {
         const T* x = base + r * rs;
 #pragma omp simd
@@ -426,8 +415,6 @@ void logsumexp_kernel(const ReduceArgs& a) {
 
 }  // namespace
 
-void register_cpu_dim_kernels();  // dim_kernels.cpp
-
 void register_cpu_reduce_kernels() {
   const DtypeSet all = DtypeSet::all();
   const DtypeSet fl = DtypeSet::floating();
@@ -442,7 +429,6 @@ void register_cpu_reduce_kernels() {
   register_kernel(Op::Var, kCPU, var_kernel, fl);
   register_kernel(Op::Norm, kCPU, norm_kernel, fl);
   register_kernel(Op::LogSumExp, kCPU, logsumexp_kernel, fl);
-  register_cpu_dim_kernels();
 }
 
-}  // namespace ember::detail
+}  // namespace ember::detail::EMBER_CPU_NS

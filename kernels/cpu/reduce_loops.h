@@ -16,7 +16,7 @@
 #include "cpu/cpu_loops.h"
 #include "ember/kernel_args.h"
 
-namespace ember::detail {
+namespace ember::detail::EMBER_CPU_NS {
 
 /// Writes v into an element of dtype dt (one switch per output, not per input element).
 template <class V>
@@ -129,4 +129,4 @@ void reduce_driver(const ReduceArgs& a, const R& r) {
   }
 }
 
-}  // namespace ember::detail
+}  // namespace ember::detail::EMBER_CPU_NS

@@ -16,6 +16,9 @@
 
 namespace ember::detail {
 
+// Compiled once, at the baseline instruction set (register_cpu.h).
+using namespace EMBER_CPU_NS;
+
 namespace {
 
 // Calls fn(row_offsets[3], row_length) for rows [b, e) of the index shape; offsets are

@@ -12,7 +12,7 @@
 #include <immintrin.h>
 #endif
 
-namespace ember::detail {
+namespace ember::detail::EMBER_CPU_NS {
 
 /// Outputs at least this large (bytes) are written with streaming stores. Below it, the
 /// operands of c = a op b (3x the output) mostly fit a server's L3 (32 MiB here), where
@@ -54,4 +54,4 @@ bool try_streaming_binary_f32(const ElementwiseArgs& a, VecFn vf, ScalarFn f) {
 #endif
 }
 
-}  // namespace ember::detail
+}  // namespace ember::detail::EMBER_CPU_NS

@@ -3,7 +3,7 @@
 #include "core/dtype_dispatch.h"
 #include "cpu/register_cpu.h"
 
-namespace ember::detail {
+namespace ember::detail::EMBER_CPU_NS {
 
 namespace {
 
@@ -61,4 +61,4 @@ void register_cpu_ternary_kernels() {
   register_kernel(Op::Addcdiv, kCPU, addcdiv_kernel, fl);
 }
 
-}  // namespace ember::detail
+}  // namespace ember::detail::EMBER_CPU_NS

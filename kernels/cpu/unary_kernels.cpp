@@ -1,13 +1,14 @@
 // CPU kernels of the unary elementwise ops (and clamp). Floating functions compute in
 // opmath_t (float for Half / BFloat16).
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "cpu/cpu_loops.h"
-#include "cpu/avx2_rows_f32.h"
 #include "core/dtype_dispatch.h"
 #include "cpu/register_cpu.h"
 
-namespace ember::detail {
+namespace ember::detail::EMBER_CPU_NS {
 
 namespace {
 
@@ -44,35 +45,66 @@ EMBER_FLOAT_UNARY(gelu_kernel, M(0.5) * x * (M(1) + std::erf(x * M(0.70710678118
 EMBER_FLOAT_UNARY(reciprocal_kernel, M(1) / x)
 #undef EMBER_FLOAT_UNARY
 
-// Dense float32 exp, sigmoid, tanh, sqrt and relu take the AVX2 loops (Note [Vector exp])
-// when the CPU has them.
+// Float32, float16 and bfloat16 exp, sigmoid, tanh, sqrt and relu run on vec.h's vector
+// type (Note [Vector exp]), 16-bit values converted through float; strided operands are
+// gathered into a buffer first, so a value gets the same result wherever it sits.
+template <class Op, class T>
+void map_through_f32(T* out, int64_t os, const T* x, int64_t xs, int64_t n) {  // strides in elements
+  if constexpr (std::is_same_v<T, float>) {
+    if (os == 1 && xs == 1) {
+      map_f32<Op>(out, x, n);
+      return;
+    }
+  }
+  constexpr int64_t kChunk = 256;  // a multiple of every lane count: only the last chunk pads
+  float buf[kChunk];
+  for (int64_t b = 0; b < n; b += kChunk) {
+    const int64_t len = std::min(kChunk, n - b);
+    for (int64_t k = 0; k < len; ++k) buf[k] = float(x[(b + k) * xs]);
+    map_f32<Op>(buf, buf, len);
+    for (int64_t k = 0; k < len; ++k) out[(b + k) * os] = T(buf[k]);
+  }
+}
+
 template <class Op>
-bool try_avx2_unary_f32(const ElementwiseArgs& a) {
-#if defined(EMBER_AVX2_ROWS)
-  if (a.dtype != kFloat || !a.contiguous || a.ninputs != 1 || a.strides[1][0] != 1 || !cpu_has_avx2_fma())
-    return false;
-  float* out = reinterpret_cast<float*>(a.data[0]);
-  const float* x = reinterpret_cast<const float*>(a.data[1]);
-  parallel_for(a.numel, kParallelGrain,
-               [&](int64_t b, int64_t e) { map_f32_avx2<Op>(out + b, x + b, e - b); });
+bool try_vec_unary(const ElementwiseArgs& a) {
+  if (a.ninputs != 1 || (a.dtype != kFloat && a.dtype != kHalf && a.dtype != kBFloat16)) return false;
+  if (a.contiguous && a.strides[1][0] != 1) return false;  // one broadcast value: the generic loop
+  dispatch_floating(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<opmath_t<T>, float>) {
+      T* out = reinterpret_cast<T*>(a.data[0]);
+      const T* x = reinterpret_cast<const T*>(a.data[1]);
+      if (a.contiguous) {
+        parallel_for(a.numel, kParallelGrain,
+                     [&](int64_t b, int64_t e) { map_through_f32<Op>(out + b, 1, x + b, 1, e - b); });
+        return;
+      }
+      const int64_t esz[2] = {int64_t(sizeof(T)), int64_t(sizeof(T))};
+      const int64_t rows = a.numel / a.sizes[0];
+      const int64_t grain_rows = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, a.sizes[0]));
+      parallel_for(rows, grain_rows, [&](int64_t rb, int64_t re) {
+        for_each_row<2>(a, esz, rb, re, [&](char** p, int64_t len, const int64_t* s) {
+          map_through_f32<Op>(reinterpret_cast<T*>(p[0]), s[0] / int64_t(sizeof(T)),
+                              reinterpret_cast<const T*>(p[1]), s[1] / int64_t(sizeof(T)), len);
+        });
+      });
+    }
+  });
   return true;
-#else
-  (void)a;
-  return false;
-#endif
 }
 
 void exp_kernel(const ElementwiseArgs& a) {
-  if (!try_avx2_unary_f32<ExpF32>(a)) exp_portable(a);
+  if (!try_vec_unary<ExpF32>(a)) exp_portable(a);
 }
 void sigmoid_kernel(const ElementwiseArgs& a) {
-  if (!try_avx2_unary_f32<SigmoidF32>(a)) sigmoid_portable(a);
+  if (!try_vec_unary<SigmoidF32>(a)) sigmoid_portable(a);
 }
 void tanh_kernel(const ElementwiseArgs& a) {
-  if (!try_avx2_unary_f32<TanhF32>(a)) tanh_portable(a);
+  if (!try_vec_unary<TanhF32>(a)) tanh_portable(a);
 }
 void sqrt_kernel(const ElementwiseArgs& a) {  // correctly rounded either way
-  if (!try_avx2_unary_f32<SqrtF32>(a)) sqrt_portable(a);
+  if (!try_vec_unary<SqrtF32>(a)) sqrt_portable(a);
 }
 
 // Ops that keep the dtype; integers take the integer form of the operation.
@@ -106,7 +138,7 @@ void square_kernel(const ElementwiseArgs& a) {
   same_type_unary(a, [](auto x) { return decltype(x)(x * x); });
 }
 void relu_kernel(const ElementwiseArgs& a) {
-  if (try_avx2_unary_f32<ReluF32>(a)) return;
+  if (try_vec_unary<ReluF32>(a)) return;
   same_type_unary(a, [](auto x) {
     using M = decltype(x);
     return x < M(0) ? M(0) : x;  // NaN stays NaN
@@ -203,4 +235,4 @@ void register_cpu_unary_kernels() {
   register_kernel(Op::LogicalNot, kCPU, logical_not_kernel, all);
 }
 
-}  // namespace ember::detail
+}  // namespace ember::detail::EMBER_CPU_NS

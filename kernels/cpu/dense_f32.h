@@ -1,0 +1,47 @@
+#pragma once
+// Contiguous float32 binary ops below the streaming-store size: a loop on restrict
+// pointers, which the compiler vectorises at the capability's width without the alias
+// checks of the generic loop, split across threads above kParallelGrain. Outputs past
+// the streaming-store size take streaming_f32.h.
+
+#include <cstdint>
+
+#include "cpu/cpu_loops.h"
+#include "ember/kernel_args.h"
+
+namespace ember::detail::EMBER_CPU_NS {
+
+template <class F>
+void dense_binary_loop(float* __restrict out, const float* x, const float* y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+}
+
+/// The same with y one element (a Scalar or a broadcast one-element tensor).
+template <class F>
+void dense_binary_scalar_loop(float* __restrict out, const float* x, float y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y);
+}
+
+/// out = f(x, y) for a dense float32 op below `max_numel` elements. Returns false when
+/// the args do not qualify.
+template <class F>
+bool try_dense_binary_f32(const ElementwiseArgs& a, int64_t max_numel, F f) {
+  if (!a.contiguous || a.ninputs != 2 || a.strides[1][0] != 1 || (a.strides[2][0] != 1 && a.strides[2][0] != 0) ||
+      a.numel >= max_numel || a.numel < 16)
+    return false;
+  const float* x = reinterpret_cast<const float*>(a.data[1]);
+  const float* y = reinterpret_cast<const float*>(a.data[2]);
+  float* out = reinterpret_cast<float*>(a.data[0]);
+  // In-place ops alias out with an input exactly; partial overlap is not produced here.
+  if (a.strides[2][0] == 0) {
+    const float yv = y[0];
+    parallel_for(a.numel, kParallelGrain,
+                 [&](int64_t b, int64_t e) { dense_binary_scalar_loop(out + b, x + b, yv, e - b, f); });
+  } else {
+    parallel_for(a.numel, kParallelGrain,
+                 [&](int64_t b, int64_t e) { dense_binary_loop(out + b, x + b, y + b, e - b, f); });
+  }
+  return true;
+}
+
+}  // namespace ember::detail::EMBER_CPU_NS

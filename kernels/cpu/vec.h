@@ -1,0 +1,185 @@
+#pragma once
+// The vector type the CPU kernels are written over, as wide as the instruction set this
+// file is compiled for (Note [CPU capability]): 16 bytes for baseline x86-64 (SSE2) and
+// other CPUs, 32 for AVX2+FMA, 64 for AVX-512. GCC/clang vector extensions give the
+// arithmetic, comparisons (lane masks) and ?: selects; the few operations they lack
+// (fused multiply-add, square root, streaming stores) pick an intrinsic by width here.
+//
+// Note [CPU capability]: the kernel sources listed in CMakeLists.txt
+// (EMBER_CPU_CAPABILITY_SOURCES) are compiled once per instruction set, each time with
+// EMBER_CPU_NS naming its own namespace (cpu_default, cpu_avx2, cpu_avx512), so the three
+// copies of every kernel and helper never clash. register_cpu.cpp fills the kernel table
+// from one of them, chosen once at start-up from the CPU's features or forced lower by
+// EMBER_CPU_CAPABILITY (cpu_capability.cpp). Nothing here tests the CPU at run time.
+// Templates and inline functions from shared headers (std::, fmt, ember's public
+// headers) are also instantiated in the wider builds; the capability objects link after
+// the baseline ones so the linker keeps the baseline copy, and the test
+// "cpu capability: no wide instruction outside the capability namespaces" checks it.
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#ifndef EMBER_CPU_NS
+#define EMBER_CPU_NS cpu_default
+#endif
+
+namespace ember::detail::EMBER_CPU_NS {
+
+#if defined(__AVX512F__)
+constexpr int kVecBytes = 64;
+#elif defined(__AVX2__)
+constexpr int kVecBytes = 32;
+#else
+constexpr int kVecBytes = 16;
+#endif
+
+using VecF = float __attribute__((vector_size(kVecBytes)));
+using VecI = int32_t __attribute__((vector_size(kVecBytes)));  // VecF's lane masks and bits
+/// VecF's lanes widened to double (two or more registers; the compiler splits it).
+using VecFD = double __attribute__((vector_size(2 * kVecBytes)));
+constexpr int kLanesF = kVecBytes / int(sizeof(float));
+
+inline VecF load(const float* p) {
+  VecF v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(float* p, VecF v) { std::memcpy(p, &v, sizeof v); }
+inline VecFD load(const double* p) {
+  VecFD v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(double* p, VecFD v) { std::memcpy(p, &v, sizeof v); }
+inline VecF splat(float x) { return VecF{} + x; }
+inline VecFD widen(VecF v) { return __builtin_convertvector(v, VecFD); }
+inline double lane_sum(VecFD v) {
+  double s = 0;
+  for (int k = 0; k < kLanesF; ++k) s += v[k];
+  return s;
+}
+
+/// a * b + c with one rounding where the instruction set has FMA (two roundings on SSE2).
+inline VecF fmadd(VecF a, VecF b, VecF c) {
+#if defined(__AVX512F__)
+  return (VecF)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(__FMA__) && defined(__AVX2__)
+  return (VecF)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  return a * b + c;
+#endif
+}
+/// c - a * b, rounded as fmadd.
+inline VecF fnmadd(VecF a, VecF b, VecF c) {
+#if defined(__AVX512F__)
+  return (VecF)_mm512_fnmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(__FMA__) && defined(__AVX2__)
+  return (VecF)_mm256_fnmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  return c - a * b;
+#endif
+}
+inline VecF vsqrt(VecF x) {  // correctly rounded, as std::sqrt
+#if defined(__AVX512F__)
+  return (VecF)_mm512_maskz_sqrt_ps(__mmask16(0xffff), (__m512)x);  // _mm512_sqrt_ps trips GCC 12's -Wmaybe-uninitialized
+#elif defined(__AVX2__)
+  return (VecF)_mm256_sqrt_ps((__m256)x);
+#elif defined(__SSE2__)
+  return (VecF)_mm_sqrt_ps((__m128)x);
+#else
+  for (int k = 0; k < kLanesF; ++k) x[k] = std::sqrt(x[k]);
+  return x;
+#endif
+}
+
+/// Note [Vector exp]: e^x = 2^n * e^r, n = round(x / ln 2), r = x - n ln 2 with ln 2 in
+/// two parts (the first has 15 significant bits, so n * it is exact) and |r| <= ln2 / 2.
+/// e^r is its Taylor polynomial of degree 7 (truncation 5e-9 relative); 2^n is applied as
+/// two factors 2^(n/2) so results round once from the subnormals up to overflow. x is
+/// clamped to [-104, 89] first, where e^x rounds to 0 and to infinity; NaN passes through.
+inline VecF vexp(VecF x) {
+  const VecI nan = x != x;
+  VecF xc = x < splat(-104.0f) ? splat(-104.0f) : x;
+  xc = xc > splat(89.0f) ? splat(89.0f) : xc;
+  xc = nan ? splat(0.0f) : xc;  // NaN lanes are put back at the end
+  // Adding and removing 1.5 * 2^23 rounds to the nearest integer (ties to even).
+  const VecF n = (xc * splat(1.44269504088896341f) + splat(12582912.0f)) - splat(12582912.0f);
+  VecF r = fnmadd(n, splat(0.693145751953125f), xc);
+  r = fnmadd(n, splat(1.428606820309417232e-6f), r);
+  VecF p = splat(1.0f / 5040.0f);
+  p = fmadd(p, r, splat(1.0f / 720.0f));
+  p = fmadd(p, r, splat(1.0f / 120.0f));
+  p = fmadd(p, r, splat(1.0f / 24.0f));
+  p = fmadd(p, r, splat(1.0f / 6.0f));
+  p = fmadd(p, r, splat(0.5f));
+  p = fmadd(p, r, splat(1.0f));
+  p = fmadd(p, r, splat(1.0f));
+  const VecI ni = __builtin_convertvector(n, VecI);
+  const VecI half = ni >> 1, rest = ni - half;  // both >= -75: the biased exponents stay positive
+  const VecF s1 = (VecF)((half + 127) << 23), s2 = (VecF)((rest + 127) << 23);
+  return nan ? x : (p * s1) * s2;
+}
+
+/// 1 / (1 + e^-x): no cancellation anywhere, and e^-x = inf gives 0.
+inline VecF vsigmoid(VecF x) { return splat(1.0f) / (splat(1.0f) + vexp(splat(0.0f) - x)); }
+
+/// tanh: x P(x^2) below |x| = 0.625 (P interpolates tanh(x)/x at Chebyshev nodes of x^2,
+/// relative error 1.5e-10), else 1 - 2 / (e^2|x| + 1) with x's sign, where the subtraction
+/// loses less than a bit. -0, the infinities and NaN come out as tanh's.
+inline VecF vtanh(VecF x) {
+  const VecI bits = (VecI)x;
+  const VecI sign = bits & int32_t(0x80000000u);
+  const VecF ax = (VecF)(bits & 0x7fffffff);
+  const VecF t = x * x;
+  VecF p = splat(0.00212743531f);
+  p = fmadd(p, t, splat(-0.00815785331f));
+  p = fmadd(p, t, splat(0.0216912653f));
+  p = fmadd(p, t, splat(-0.0539445847f));
+  p = fmadd(p, t, splat(0.133331817f));
+  p = fmadd(p, t, splat(-0.333333297f));
+  p = fmadd(p, t, splat(1.0f));
+  const VecF small = x * p;
+  const VecF e = vexp(ax + ax);
+  const VecF large = splat(1.0f) - splat(2.0f) / (e + splat(1.0f));
+  const VecF signed_large = (VecF)((VecI)large | sign);
+  return ax < splat(0.625f) ? small : signed_large;
+}
+
+/// Elementwise ops for map_f32: each maps a VecF.
+struct ExpF32 {
+  static VecF vec(VecF x) { return vexp(x); }
+};
+struct SigmoidF32 {
+  static VecF vec(VecF x) { return vsigmoid(x); }
+};
+struct TanhF32 {
+  static VecF vec(VecF x) { return vtanh(x); }
+};
+struct SqrtF32 {
+  static VecF vec(VecF x) { return vsqrt(x); }
+};
+struct ReluF32 {  // x < 0 ? 0 : x, so NaN stays NaN
+  static VecF vec(VecF x) { return x < splat(0.0f) ? splat(0.0f) : x; }
+};
+
+/// out[i] = Op(x[i]) for i < n; out may be x. The last n % kLanesF elements go through a
+/// zero-padded vector, so a value gets the same result wherever it sits.
+template <class Op>
+void map_f32(float* out, const float* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanesF <= n; i += kLanesF) store(out + i, Op::vec(load(x + i)));
+  if (i < n) {
+    float buf[kLanesF] = {};
+    for (int64_t k = 0; k < n - i; ++k) buf[k] = x[i + k];
+    store(buf, Op::vec(load(buf)));
+    for (int64_t k = 0; k < n - i; ++k) out[i + k] = buf[k];
+  }
+}
+
+}  // namespace ember::detail::EMBER_CPU_NS

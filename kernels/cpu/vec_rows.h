@@ -1,0 +1,120 @@
+#pragma once
+// Float32 loops over contiguous runs on vec.h's vector type: the sum and extremes of a
+// run, a two-row accumulation for sums over an outer dim, and softmax / log_softmax of a
+// row. Compiled once per capability like every kernel (Note [CPU capability]).
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "cpu/vec.h"
+
+namespace ember::detail::EMBER_CPU_NS {
+
+/// The sum of p[0, n) accumulated in double. Converting every element to double halves
+/// the loop's speed, so groups of four elements are first added in float (two roundings,
+/// relative 1.2e-7 of their magnitude); a non-finite result (a group that overflowed
+/// float, or an inf / NaN input) is recomputed with every element in double.
+inline double sum_f32(const float* p, int64_t n) {
+  constexpr int64_t L = kLanesF;
+  VecFD a0 = {}, a1 = {};
+  int64_t i = 0;
+  for (; i + 8 * L <= n; i += 8 * L) {
+    const VecF f0 = (load(p + i) + load(p + i + L)) + (load(p + i + 2 * L) + load(p + i + 3 * L));
+    const VecF f1 = (load(p + i + 4 * L) + load(p + i + 5 * L)) + (load(p + i + 6 * L) + load(p + i + 7 * L));
+    a0 += widen(f0);
+    a1 += widen(f1);
+  }
+  for (; i + L <= n; i += L) a0 += widen(load(p + i));
+  double t = lane_sum(a0 + a1);
+  for (; i < n; ++i) t += double(p[i]);
+  if (!std::isfinite(t)) {  // a group may have overflowed float: every element in double
+    t = 0;
+    for (int64_t k = 0; k < n; ++k) t += double(p[k]);
+  }
+  return t;
+}
+
+/// acc[i] += x[i] + x2[i] for i < n (float into double): two rows of a sum over an outer
+/// dim, added in float first (one rounding) to halve the conversions to double. The
+/// caller recomputes in double any output that ends non-finite (outer_sum).
+inline void accumulate2_f32(double* acc, const float* x, const float* x2, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanesF <= n; i += kLanesF) store(acc + i, load(acc + i) + widen(load(x + i) + load(x2 + i)));
+  for (; i < n; ++i) acc[i] += double(x[i] + x2[i]);
+}
+
+/// The largest (kMax) or smallest element of p[0, n), n >= kLanesF; NaN when any element is.
+template <bool kMax>
+float extreme_f32(const float* p, int64_t n) {
+  constexpr int64_t L = kLanesF;
+  // x > m ? x : m keeps m on ties (+0 / -0), as the portable loop; NaN is tracked apart.
+  auto pick = [](VecF x, VecF m) { return kMax ? (x > m ? x : m) : (x < m ? x : m); };
+  VecF m0 = load(p), m1 = m0;
+  VecI nan = m0 != m0;
+  int64_t i = L;
+  for (; i + 2 * L <= n; i += 2 * L) {
+    const VecF x0 = load(p + i), x1 = load(p + i + L);
+    m0 = pick(x0, m0);
+    m1 = pick(x1, m1);
+    nan |= (x0 != x0) | (x1 != x1);
+  }
+  for (; i + L <= n; i += L) {
+    const VecF x0 = load(p + i);
+    m0 = pick(x0, m0);
+    nan |= x0 != x0;
+  }
+  m0 = pick(m0, m1);
+  float v = m0[0];
+  bool any_nan = false;
+  for (int k = 0; k < L; ++k) {
+    v = kMax ? (m0[k] > v ? m0[k] : v) : (m0[k] < v ? m0[k] : v);
+    any_nan = any_nan || nan[k] != 0;
+  }
+  for (; i < n; ++i) {
+    any_nan = any_nan || p[i] != p[i];
+    v = kMax ? (p[i] > v ? p[i] : v) : (p[i] < v ? p[i] : v);
+  }
+  return any_nan ? std::numeric_limits<float>::quiet_NaN() : v;
+}
+
+/// softmax (or log_softmax) of one contiguous row of n >= kLanesF elements: the max, then
+/// exp(x - max) summed in double, then the scale (or the shift by log of the sum).
+template <bool kLog>
+void softmax_row_f32(float* y, const float* x, int64_t n) {
+  constexpr int64_t L = kLanesF;
+  const float mx = extreme_f32<true>(x, n);
+  const VecF vmx = splat(mx);
+  VecFD s = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    const VecF e = vexp(load(x + i) - vmx);
+    if constexpr (!kLog) store(y + i, e);
+    s += widen(e);
+  }
+  double sum = lane_sum(s);
+  if (i < n) {  // the tail through the same exp; the padding lanes are not summed
+    float buf[L] = {};
+    for (int64_t k = 0; k < n - i; ++k) buf[k] = x[i + k] - mx;
+    store(buf, vexp(load(buf)));
+    for (int64_t k = 0; k < n - i; ++k) {
+      if constexpr (!kLog) y[i + k] = buf[k];
+      sum += double(buf[k]);
+    }
+  }
+  int64_t j = 0;
+  if constexpr (kLog) {
+    // (x - max) first: exact near the max, so large logits keep their small differences.
+    const float lse = float(std::log(sum));
+    const VecF vl = splat(lse);
+    for (; j + L <= n; j += L) store(y + j, (load(x + j) - vmx) - vl);
+    for (; j < n; ++j) y[j] = (x[j] - mx) - lse;
+  } else {
+    const float scale = float(1.0 / sum);
+    const VecF vs = splat(scale);
+    for (; j + L <= n; j += L) store(y + j, load(y + j) * vs);
+    for (; j < n; ++j) y[j] *= scale;
+  }
+}
+
+}  // namespace ember::detail::EMBER_CPU_NS

@@ -1,0 +1,119 @@
+// The CPU kernels' instruction set (Note [CPU capability]): which one runs, the
+// EMBER_CPU_CAPABILITY override, and the vector kernels' values wherever a value sits.
+// CTest runs this file and the kernel tests once per capability the machine has.
+#include <catch2/catch.hpp>
+#include <ember/ember.h>
+
+#include "test_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+using namespace ember;
+using ember_test::dvalues;
+using ember_test::fresh_seed;
+
+TEST_CASE("cpu capability: the chosen one is available, and EMBER_CPU_CAPABILITY picks it") {
+  const std::vector<std::string> available = available_cpu_capabilities();
+  REQUIRE(!available.empty());
+  CHECK(available.front() == "default");
+  const std::string chosen = cpu_capability();
+  CHECK(std::find(available.begin(), available.end(), chosen) != available.end());
+  const char* env = std::getenv("EMBER_CPU_CAPABILITY");
+  if (env == nullptr || *env == '\0') {
+    CHECK(chosen == available.back());  // the widest the build and the CPU have
+  } else if (std::find(available.begin(), available.end(), std::string(env)) != available.end()) {
+    CHECK(chosen == env);
+  } else {
+    WARN("EMBER_CPU_CAPABILITY=" << env << " is not available here; " << chosen << " runs");
+    CHECK(chosen == available.back());
+  }
+}
+
+TEST_CASE("cpu capability: exp, tanh, sigmoid, sqrt and relu give a value the same result wherever it sits") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  manual_seed(seed);
+  // 37 x 45: rows that end inside a vector, lanes of every width, and a transposed walk.
+  Tensor base = randn({37, 45}, kDouble) * 6;
+  for (ScalarType dt : {kFloat, kHalf, kBFloat16}) {
+    INFO("dtype " << name(dt));
+    Tensor x = base.to(dt);
+    Tensor xt = x.t().contiguous().t();  // the same values, column-major
+    Tensor pos = x.abs();
+    for (auto op : {+[](const Tensor& t) { return exp(t); }, +[](const Tensor& t) { return tanh(t); },
+                    +[](const Tensor& t) { return sigmoid(t); }, +[](const Tensor& t) { return relu(t); }}) {
+      const std::vector<double> contiguous = dvalues(op(x));
+      CHECK(dvalues(op(xt)) == contiguous);                           // strided input
+      CHECK(dvalues(op(x.reshape({-1})).view({37, 45})) == contiguous);  // one long row
+      // Each element alone (the padded tail of a vector) agrees too.
+      const std::vector<double> xs = dvalues(x);
+      for (size_t i = 0; i < xs.size(); i += 97) {
+        INFO("element " << i << " = " << xs[i]);
+        CHECK(dvalues(op(x.reshape({-1}).slice(0, int64_t(i), int64_t(i) + 1)))[0] == contiguous[i]);
+      }
+    }
+    CHECK(dvalues(sqrt(pos.t().contiguous().t())) == dvalues(sqrt(pos)));
+  }
+}
+
+TEST_CASE("cpu capability: float16 and bfloat16 exp, tanh and sigmoid round float32's result") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  manual_seed(seed);
+  for (ScalarType dt : {kHalf, kBFloat16}) {
+    INFO("dtype " << name(dt));
+    Tensor x = (randn({1000}, kDouble) * 4).to(dt);
+    Tensor xf = x.to(kFloat);
+    CHECK(dvalues(exp(x)) == dvalues(exp(xf).to(dt)));
+    CHECK(dvalues(tanh(x)) == dvalues(tanh(xf).to(dt)));
+    CHECK(dvalues(sigmoid(x)) == dvalues(sigmoid(xf).to(dt)));
+    CHECK(dvalues(sqrt(x.abs())) == dvalues(sqrt(xf.abs()).to(dt)));
+  }
+}
+
+TEST_CASE("cpu capability: sums, extremes and softmax of float32 rows of every length against float64") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  manual_seed(seed);
+  for (int64_t n : {1, 7, 8, 15, 16, 17, 63, 64, 65, 129, 1000, 4099}) {
+    INFO("n = " << n);
+    Tensor xd = randn({3, n}, kDouble);
+    Tensor x = xd.to(kFloat);
+    Tensor xr = x.to(kDouble);  // the values the float kernels see
+    const std::vector<double> s = dvalues(x.sum(1)), sd = dvalues(xr.sum(1));
+    const std::vector<double> mx = dvalues(x.amax(1)), mxd = dvalues(xr.amax(1));
+    const std::vector<double> mn = dvalues(x.amin(1)), mnd = dvalues(xr.amin(1));
+    const std::vector<double> sa = dvalues(xr.abs().sum(1));
+    for (int r = 0; r < 3; ++r) {
+      CHECK(std::abs(s[size_t(r)] - sd[size_t(r)]) <= 1e-6 * sa[size_t(r)] + 1e-30);
+      CHECK(mx[size_t(r)] == mxd[size_t(r)]);
+      CHECK(mn[size_t(r)] == mnd[size_t(r)]);
+    }
+    const std::vector<double> sm = dvalues(x.softmax(1)), smd = dvalues(xr.softmax(1));
+    const std::vector<double> lsm = dvalues(x.log_softmax(1)), lsmd = dvalues(xr.log_softmax(1));
+    for (size_t i = 0; i < sm.size(); ++i) {
+      CHECK(std::abs(sm[i] - smd[i]) <= 1e-6 * smd[i] + 1e-12);
+      CHECK(std::abs(lsm[i] - lsmd[i]) <= 1e-5 * (1 + std::abs(lsmd[i])));
+    }
+    // A NaN anywhere in a row makes its max, min and sum NaN.
+    Tensor xn = x.clone();
+    xn.index_put_({1, n - 1}, std::nan(""));
+    CHECK(std::isnan(dvalues(xn.amax(1))[1]));
+    CHECK(std::isnan(dvalues(xn.amin(1))[1]));
+    CHECK(std::isnan(dvalues(xn.sum(1))[1]));
+    CHECK(!std::isnan(dvalues(xn.amax(1))[0]));
+  }
+  // Sums over an outer dim (two rows at a time) against float64, and one that overflows float.
+  Tensor m = randn({101, 67}, kDouble).to(kFloat);
+  const std::vector<double> cs = dvalues(m.sum(0)), csd = dvalues(m.to(kDouble).sum(0));
+  for (size_t i = 0; i < cs.size(); ++i) CHECK(std::abs(cs[i] - csd[i]) <= 1e-5);
+  // Groups added in float first overflow here (3e38 + 3e38); the result must not.
+  Tensor big = tensor(std::vector<double>{3e38, 3e38, -3e38, -3e38}).to(kFloat);
+  Tensor rows = big.view({4, 1}).expand({4, 33}).contiguous();
+  for (double v : dvalues(rows.sum(0))) CHECK(v == 0.0);
+  Tensor runs = big.repeat({64});
+  CHECK(dvalues(runs.sum())[0] == 0.0);
+}
