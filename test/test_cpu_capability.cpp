@@ -117,3 +117,45 @@ TEST_CASE("cpu capability: sums, extremes and softmax of float32 rows of every l
   Tensor runs = big.repeat({64});
   CHECK(dvalues(runs.sum())[0] == 0.0);
 }
+
+TEST_CASE("cpu capability: float64 exp and sigmoid are within 2 ulp over the whole range") {
+  const int64_t n = 300007;
+  Tensor x = arange(n, kDouble) * (1470.0 / double(n - 1)) - 755.0;  // -755 .. 715
+  const std::vector<double> xv = dvalues(x), ev = dvalues(exp(x)), sv = dvalues(sigmoid(x));
+  auto ulp = [](double v) { return std::nextafter(std::abs(v), INFINITY) - std::abs(v); };
+  for (size_t i = 0; i < xv.size(); ++i) {
+    INFO("x = " << xv[i]);
+    const double e = std::exp(xv[i]);
+    if (std::isinf(e)) REQUIRE(std::isinf(ev[i]));
+    else REQUIRE(std::abs(ev[i] - e) <= 2 * ulp(e));
+    const double s = 1 / (1 + std::exp(-xv[i]));
+    REQUIRE(std::abs(sv[i] - s) <= 3 * ulp(s));
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> sp = {-inf, inf, std::nan(""), 0.0, -0.0, 709.78, 709.79, -745.0, -745.2, 1e-300};
+  const std::vector<double> es = dvalues(exp(tensor(sp, kDouble)));
+  CHECK(es[0] == 0.0);
+  CHECK(std::isinf(es[1]));
+  CHECK(std::isnan(es[2]));
+  CHECK(es[3] == 1.0);
+  CHECK(es[4] == 1.0);
+  CHECK(es[5] == Approx(std::exp(709.78)).epsilon(1e-15));
+  CHECK(std::isinf(es[6]));
+  CHECK(es[7] == std::exp(-745.0));  // the smallest subnormal
+  CHECK(es[8] == 0.0);
+  CHECK(es[9] == 1.0);
+  // float64 softmax rows against the formula.
+  manual_seed(fresh_seed());
+  Tensor z = randn({5, 77}, kDouble) * 10;
+  const std::vector<double> sm = dvalues(z.softmax(1)), lsm = dvalues(z.log_softmax(1)), zv = dvalues(z);
+  for (int r = 0; r < 5; ++r) {
+    double mx = -inf, sum = 0;
+    for (int j = 0; j < 77; ++j) mx = std::max(mx, zv[size_t(r * 77 + j)]);
+    for (int j = 0; j < 77; ++j) sum += std::exp(zv[size_t(r * 77 + j)] - mx);
+    for (int j = 0; j < 77; ++j) {
+      const size_t k = size_t(r * 77 + j);
+      CHECK(std::abs(sm[k] - std::exp(zv[k] - mx) / sum) <= 4e-15 * (std::exp(zv[k] - mx) / sum));
+      CHECK(std::abs(lsm[k] - ((zv[k] - mx) - std::log(sum))) <= 1e-13 * (1 + std::abs(lsm[k])));
+    }
+  }
+}

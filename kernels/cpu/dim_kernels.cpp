@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "core/dtype_dispatch.h"
 #include "cpu/vec_rows.h"
@@ -33,17 +34,45 @@ void for_each_block(const DimArgs& a, const Fn& fn) {
   });
 }
 
-// Softmax over the innermost dim of float32 (the usual case): one row per work item,
-// with the vector max, exp and scale; the blocked walk below would see rows of width 1.
+// Softmax over the innermost dim (the usual case): one row per work item, with the
+// vector max, exp and scale; float16 / bfloat16 rows go through float32 copies. The
+// blocked walk below would see rows of width 1.
 template <bool kLog>
 bool try_vec_softmax_rows(const DimArgs& a) {
-  if (a.in_dtype != kFloat || a.out_dtype != kFloat || a.inner != 1 || a.size < kLanesF) return false;
-  const float* in = reinterpret_cast<const float*>(a.in);
-  float* out = reinterpret_cast<float*>(a.out);
+  if (a.in_dtype != a.out_dtype || a.inner != 1 || a.size < kLanesF) return false;
   const int64_t size = a.size;
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / size);
-  parallel_for(a.outer, grain, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) softmax_row_f32<kLog>(out + r * size, in + r * size, size);
+  if (a.in_dtype == kFloat || a.in_dtype == kDouble) {
+    dispatch_floating(a.in_dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        const T* in = reinterpret_cast<const T*>(a.in);
+        T* out = reinterpret_cast<T*>(a.out);
+        parallel_for(a.outer, grain, [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) {
+            if constexpr (std::is_same_v<T, float>) softmax_row_f32<kLog>(out + r * size, in + r * size, size);
+            else softmax_row_f64<kLog>(out + r * size, in + r * size, size);
+          }
+        });
+      }
+    });
+    return true;
+  }
+  if (a.in_dtype != kHalf && a.in_dtype != kBFloat16) return false;
+  dispatch_floating(a.in_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+      const T* in = reinterpret_cast<const T*>(a.in);
+      T* out = reinterpret_cast<T*>(a.out);
+      parallel_for(a.outer, grain, [&](int64_t b, int64_t e) {
+        std::vector<float> buf(size_t(2 * size));
+        for (int64_t r = b; r < e; ++r) {
+          for (int64_t j = 0; j < size; ++j) buf[size_t(j)] = float(in[r * size + j]);
+          softmax_row_f32<kLog>(buf.data() + size, buf.data(), size);
+          for (int64_t j = 0; j < size; ++j) out[r * size + j] = T(buf[size_t(size + j)]);
+        }
+      });
+    }
   });
   return true;
 }

@@ -40,6 +40,17 @@ struct SumReducer {
         acc += sum_f32(p, n);
         return;
       }
+    } else if constexpr (std::is_same_v<M_t<T>, float>) {  // float16 / bfloat16: through float32 copies
+      if (s == 1) {
+        constexpr int64_t kChunk = 256;
+        float buf[kChunk];
+        for (int64_t b = 0; b < n; b += kChunk) {
+          const int64_t len = std::min(kChunk, n - b);
+          for (int64_t k = 0; k < len; ++k) buf[k] = float(p[b + k]);
+          acc += sum_f32(buf, len);
+        }
+        return;
+      }
     }
     if (s == 1) {
 #pragma omp simd reduction(+ : t)

@@ -45,39 +45,47 @@ EMBER_FLOAT_UNARY(gelu_kernel, M(0.5) * x * (M(1) + std::erf(x * M(0.70710678118
 EMBER_FLOAT_UNARY(reciprocal_kernel, M(1) / x)
 #undef EMBER_FLOAT_UNARY
 
-// Float32, float16 and bfloat16 exp, sigmoid, tanh, sqrt and relu run on vec.h's vector
-// type (Note [Vector exp]), 16-bit values converted through float; strided operands are
-// gathered into a buffer first, so a value gets the same result wherever it sits.
+// Float32, float16 and bfloat16 exp, sigmoid, tanh, sqrt and relu (and float64 exp and
+// sigmoid) run on vec.h's vector types (Note [Vector exp]), 16-bit values converted through
+// float; strided operands are gathered into a buffer first, so a value gets the same
+// result wherever it sits.
 template <class Op, class T>
-void map_through_f32(T* out, int64_t os, const T* x, int64_t xs, int64_t n) {  // strides in elements
-  if constexpr (std::is_same_v<T, float>) {
+void map_vec(T* out, int64_t os, const T* x, int64_t xs, int64_t n) {  // strides in elements
+  using M = opmath_t<T>;  // float or double
+  auto map = [](M* o, const M* i, int64_t len) {
+    if constexpr (std::is_same_v<M, double>) map_f64<Op>(o, i, len);
+    else map_f32<Op>(o, i, len);
+  };
+  if constexpr (std::is_same_v<T, M>) {
     if (os == 1 && xs == 1) {
-      map_f32<Op>(out, x, n);
+      map(out, x, n);
       return;
     }
   }
   constexpr int64_t kChunk = 256;  // a multiple of every lane count: only the last chunk pads
-  float buf[kChunk];
+  M buf[kChunk];
   for (int64_t b = 0; b < n; b += kChunk) {
     const int64_t len = std::min(kChunk, n - b);
-    for (int64_t k = 0; k < len; ++k) buf[k] = float(x[(b + k) * xs]);
-    map_f32<Op>(buf, buf, len);
+    for (int64_t k = 0; k < len; ++k) buf[k] = M(x[(b + k) * xs]);
+    map(buf, buf, len);
     for (int64_t k = 0; k < len; ++k) out[(b + k) * os] = T(buf[k]);
   }
 }
 
-template <class Op>
+/// kF64: Op has a float64 form too (exp, sigmoid); the others leave float64 to libm.
+template <class Op, bool kF64 = false>
 bool try_vec_unary(const ElementwiseArgs& a) {
-  if (a.ninputs != 1 || (a.dtype != kFloat && a.dtype != kHalf && a.dtype != kBFloat16)) return false;
+  if (a.ninputs != 1 || (a.dtype != kFloat && a.dtype != kHalf && a.dtype != kBFloat16 && !(kF64 && a.dtype == kDouble)))
+    return false;
   if (a.contiguous && a.strides[1][0] != 1) return false;  // one broadcast value: the generic loop
   dispatch_floating(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<opmath_t<T>, float>) {
+    if constexpr (std::is_same_v<opmath_t<T>, float> || (kF64 && std::is_same_v<T, double>)) {
       T* out = reinterpret_cast<T*>(a.data[0]);
       const T* x = reinterpret_cast<const T*>(a.data[1]);
       if (a.contiguous) {
         parallel_for(a.numel, kParallelGrain,
-                     [&](int64_t b, int64_t e) { map_through_f32<Op>(out + b, 1, x + b, 1, e - b); });
+                     [&](int64_t b, int64_t e) { map_vec<Op>(out + b, 1, x + b, 1, e - b); });
         return;
       }
       const int64_t esz[2] = {int64_t(sizeof(T)), int64_t(sizeof(T))};
@@ -85,7 +93,7 @@ bool try_vec_unary(const ElementwiseArgs& a) {
       const int64_t grain_rows = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, a.sizes[0]));
       parallel_for(rows, grain_rows, [&](int64_t rb, int64_t re) {
         for_each_row<2>(a, esz, rb, re, [&](char** p, int64_t len, const int64_t* s) {
-          map_through_f32<Op>(reinterpret_cast<T*>(p[0]), s[0] / int64_t(sizeof(T)),
+          map_vec<Op>(reinterpret_cast<T*>(p[0]), s[0] / int64_t(sizeof(T)),
                               reinterpret_cast<const T*>(p[1]), s[1] / int64_t(sizeof(T)), len);
         });
       });
@@ -95,10 +103,10 @@ bool try_vec_unary(const ElementwiseArgs& a) {
 }
 
 void exp_kernel(const ElementwiseArgs& a) {
-  if (!try_vec_unary<ExpF32>(a)) exp_portable(a);
+  if (!try_vec_unary<ExpF32, true>(a)) exp_portable(a);
 }
 void sigmoid_kernel(const ElementwiseArgs& a) {
-  if (!try_vec_unary<SigmoidF32>(a)) sigmoid_portable(a);
+  if (!try_vec_unary<SigmoidF32, true>(a)) sigmoid_portable(a);
 }
 void tanh_kernel(const ElementwiseArgs& a) {
   if (!try_vec_unary<TanhF32>(a)) tanh_portable(a);

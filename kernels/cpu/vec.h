@@ -44,6 +44,9 @@ using VecI = int32_t __attribute__((vector_size(kVecBytes)));  // VecF's lane ma
 /// VecF's lanes widened to double (two or more registers; the compiler splits it).
 using VecFD = double __attribute__((vector_size(2 * kVecBytes)));
 constexpr int kLanesF = kVecBytes / int(sizeof(float));
+using VecD = double __attribute__((vector_size(kVecBytes)));
+using VecL = int64_t __attribute__((vector_size(kVecBytes)));  // VecD's lane masks and bits
+constexpr int kLanesD = kVecBytes / int(sizeof(double));
 
 inline VecF load(const float* p) {
   VecF v;
@@ -57,7 +60,14 @@ inline VecFD load(const double* p) {
   return v;
 }
 inline void store(double* p, VecFD v) { std::memcpy(p, &v, sizeof v); }
+inline VecD load_d(const double* p) {
+  VecD v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store_d(double* p, VecD v) { std::memcpy(p, &v, sizeof v); }
 inline VecF splat(float x) { return VecF{} + x; }
+inline VecD splat_d(double x) { return VecD{} + x; }
 inline VecFD widen(VecF v) { return __builtin_convertvector(v, VecFD); }
 inline double lane_sum(VecFD v) {
   double s = 0;
@@ -81,6 +91,24 @@ inline VecF fnmadd(VecF a, VecF b, VecF c) {
   return (VecF)_mm512_fnmadd_ps((__m512)a, (__m512)b, (__m512)c);
 #elif defined(__FMA__) && defined(__AVX2__)
   return (VecF)_mm256_fnmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  return c - a * b;
+#endif
+}
+inline VecD fmadd(VecD a, VecD b, VecD c) {
+#if defined(__AVX512F__)
+  return (VecD)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#elif defined(__FMA__) && defined(__AVX2__)
+  return (VecD)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#else
+  return a * b + c;
+#endif
+}
+inline VecD fnmadd(VecD a, VecD b, VecD c) {
+#if defined(__AVX512F__)
+  return (VecD)_mm512_fnmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#elif defined(__FMA__) && defined(__AVX2__)
+  return (VecD)_mm256_fnmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
 #else
   return c - a * b;
 #endif
@@ -126,6 +154,35 @@ inline VecF vexp(VecF x) {
   return nan ? x : (p * s1) * s2;
 }
 
+/// Note [Vector exp] in float64: ln 2's first part has 32 significant bits (n * it is
+/// exact for |n| < 2^21), |r| <= ln2 / 2 and the Taylor polynomial has degree 13
+/// (truncation 4e-18 relative); x is clamped to [-746, 710], where e^x rounds to 0 and
+/// to infinity. Within 2 ulp of e^x (test_cpu_capability.cpp).
+inline VecD vexp(VecD x) {
+  const VecL nan = x != x;
+  VecD xc = x < splat_d(-746.0) ? splat_d(-746.0) : x;
+  xc = xc > splat_d(710.0) ? splat_d(710.0) : xc;
+  xc = nan ? splat_d(0.0) : xc;
+  // Adding 1.5 * 2^52 rounds to an integer, which the sum's low bits then hold.
+  const VecD shifted = xc * splat_d(1.4426950408889634074) + splat_d(6755399441055744.0);
+  const VecD n = shifted - splat_d(6755399441055744.0);
+  const VecL ni = (VecL)shifted - (VecL)splat_d(6755399441055744.0);
+  VecD r = fnmadd(n, splat_d(6.93147180369123816490e-01), xc);
+  r = fnmadd(n, splat_d(1.90821492927058770002e-10), r);
+  constexpr double kInvFactorial[] = {1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
+                                      1.0 / 362880.0,     1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,
+                                      1.0 / 120.0,        1.0 / 24.0,        1.0 / 6.0,        0.5,
+                                      1.0,                1.0};
+  VecD p = splat_d(kInvFactorial[0]);
+  for (int k = 1; k < 14; ++k) p = fmadd(p, r, splat_d(kInvFactorial[k]));
+  const VecL half = ni >> 1, rest = ni - half;  // both >= -538: the biased exponents stay positive
+  const VecD s1 = (VecD)((half + 1023) << 52), s2 = (VecD)((rest + 1023) << 52);
+  return nan ? x : (p * s1) * s2;
+}
+
+/// 1 / (1 + e^-x): no cancellation anywhere, and e^-x = inf gives 0.
+inline VecD vsigmoid(VecD x) { return splat_d(1.0) / (splat_d(1.0) + vexp(splat_d(0.0) - x)); }
+
 /// 1 / (1 + e^-x): no cancellation anywhere, and e^-x = inf gives 0.
 inline VecF vsigmoid(VecF x) { return splat(1.0f) / (splat(1.0f) + vexp(splat(0.0f) - x)); }
 
@@ -154,9 +211,11 @@ inline VecF vtanh(VecF x) {
 /// Elementwise ops for map_f32: each maps a VecF.
 struct ExpF32 {
   static VecF vec(VecF x) { return vexp(x); }
+  static VecD vec(VecD x) { return vexp(x); }
 };
 struct SigmoidF32 {
   static VecF vec(VecF x) { return vsigmoid(x); }
+  static VecD vec(VecD x) { return vsigmoid(x); }
 };
 struct TanhF32 {
   static VecF vec(VecF x) { return vtanh(x); }
@@ -178,6 +237,19 @@ void map_f32(float* out, const float* x, int64_t n) {
     float buf[kLanesF] = {};
     for (int64_t k = 0; k < n - i; ++k) buf[k] = x[i + k];
     store(buf, Op::vec(load(buf)));
+    for (int64_t k = 0; k < n - i; ++k) out[i + k] = buf[k];
+  }
+}
+
+/// out[i] = Op(x[i]) in float64, as map_f32.
+template <class Op>
+void map_f64(double* out, const double* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanesD <= n; i += kLanesD) store_d(out + i, Op::vec(load_d(x + i)));
+  if (i < n) {
+    double buf[kLanesD] = {};
+    for (int64_t k = 0; k < n - i; ++k) buf[k] = x[i + k];
+    store_d(buf, Op::vec(load_d(buf)));
     for (int64_t k = 0; k < n - i; ++k) out[i + k] = buf[k];
   }
 }

@@ -117,4 +117,44 @@ void softmax_row_f32(float* y, const float* x, int64_t n) {
   }
 }
 
+/// softmax (or log_softmax) of one contiguous float64 row of n >= kLanesD elements, as
+/// softmax_row_f32 with float64 throughout.
+template <bool kLog>
+void softmax_row_f64(double* y, const double* x, int64_t n) {
+  constexpr int64_t L = kLanesD;
+  double mx = x[0];
+  bool nan = false;
+  for (int64_t i = 0; i < n; ++i) {
+    mx = x[i] > mx ? x[i] : mx;
+    nan = nan || x[i] != x[i];
+  }
+  if (nan) mx = std::numeric_limits<double>::quiet_NaN();
+  const VecD vmx = splat_d(mx);
+  VecD s = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    const VecD e = vexp(load_d(x + i) - vmx);
+    if constexpr (!kLog) store_d(y + i, e);
+    s += e;
+  }
+  double sum = 0;
+  for (int k = 0; k < L; ++k) sum += s[k];
+  if (i < n) {
+    double buf[L] = {};
+    for (int64_t k = 0; k < n - i; ++k) buf[k] = x[i + k] - mx;
+    store_d(buf, vexp(load_d(buf)));
+    for (int64_t k = 0; k < n - i; ++k) {
+      if constexpr (!kLog) y[i + k] = buf[k];
+      sum += buf[k];
+    }
+  }
+  if constexpr (kLog) {
+    const double lse = std::log(sum);
+    for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - mx) - lse;
+  } else {
+    const double scale = 1.0 / sum;
+    for (int64_t j = 0; j < n; ++j) y[j] *= scale;
+  }
+}
+
 }  // namespace ember::detail::EMBER_CPU_NS
