@@ -41,8 +41,6 @@ constexpr int kVecBytes = 16;
 
 using VecF = float __attribute__((vector_size(kVecBytes)));
 using VecI = int32_t __attribute__((vector_size(kVecBytes)));  // VecF's lane masks and bits
-/// VecF's lanes widened to double (two or more registers; the compiler splits it).
-using VecFD = double __attribute__((vector_size(2 * kVecBytes)));
 constexpr int kLanesF = kVecBytes / int(sizeof(float));
 using VecD = double __attribute__((vector_size(kVecBytes)));
 using VecL = int64_t __attribute__((vector_size(kVecBytes)));  // VecD's lane masks and bits
@@ -54,12 +52,6 @@ inline VecF load(const float* p) {
   return v;
 }
 inline void store(float* p, VecF v) { std::memcpy(p, &v, sizeof v); }
-inline VecFD load(const double* p) {
-  VecFD v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store(double* p, VecFD v) { std::memcpy(p, &v, sizeof v); }
 inline VecD load_d(const double* p) {
   VecD v;
   std::memcpy(&v, p, sizeof v);
@@ -68,13 +60,39 @@ inline VecD load_d(const double* p) {
 inline void store_d(double* p, VecD v) { std::memcpy(p, &v, sizeof v); }
 inline VecF splat(float x) { return VecF{} + x; }
 inline VecD splat_d(double x) { return VecD{} + x; }
-inline VecFD widen(VecF v) { return __builtin_convertvector(v, VecFD); }
-inline double lane_sum(VecFD v) {
+/// The low and high halves of VecF's lanes as float64 (one instruction each where the
+/// instruction set has it; GCC 12 spills a double-width generic vector to memory).
+inline VecD widen_lo(VecF v) {
+#if defined(__AVX512F__)
+  return (VecD)_mm512_maskz_cvtps_pd(__mmask8(0xff), _mm512_castps512_ps256((__m512)v));  // maskz: see vsqrt
+#elif defined(__AVX2__)
+  return (VecD)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)v));
+#elif defined(__SSE2__)
+  return (VecD)_mm_cvtps_pd((__m128)v);
+#else
+  VecD r;
+  for (int k = 0; k < kLanesF / 2; ++k) r[k] = v[k];
+  return r;
+#endif
+}
+inline VecD widen_hi(VecF v) {
+#if defined(__AVX512F__)
+  return (VecD)_mm512_maskz_cvtps_pd(__mmask8(0xff), _mm512_maskz_extractf32x8_ps(__mmask8(0xff), (__m512)v, 1));
+#elif defined(__AVX2__)
+  return (VecD)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)v, 1));
+#elif defined(__SSE2__)
+  return (VecD)_mm_cvtps_pd(_mm_movehl_ps((__m128)v, (__m128)v));
+#else
+  VecD r;
+  for (int k = 0; k < kLanesF / 2; ++k) r[k] = v[kLanesF / 2 + k];
+  return r;
+#endif
+}
+inline double lane_sum(VecD v) {
   double s = 0;
-  for (int k = 0; k < kLanesF; ++k) s += v[k];
+  for (int k = 0; k < kLanesD; ++k) s += v[k];
   return s;
 }
-
 /// a * b + c with one rounding where the instruction set has FMA (two roundings on SSE2).
 inline VecF fmadd(VecF a, VecF b, VecF c) {
 #if defined(__AVX512F__)

@@ -17,16 +17,22 @@ namespace ember::detail::EMBER_CPU_NS {
 /// float, or an inf / NaN input) is recomputed with every element in double.
 inline double sum_f32(const float* p, int64_t n) {
   constexpr int64_t L = kLanesF;
-  VecFD a0 = {}, a1 = {};
+  VecD a0 = {}, a1 = {}, a2 = {}, a3 = {};
   int64_t i = 0;
   for (; i + 8 * L <= n; i += 8 * L) {
     const VecF f0 = (load(p + i) + load(p + i + L)) + (load(p + i + 2 * L) + load(p + i + 3 * L));
     const VecF f1 = (load(p + i + 4 * L) + load(p + i + 5 * L)) + (load(p + i + 6 * L) + load(p + i + 7 * L));
-    a0 += widen(f0);
-    a1 += widen(f1);
+    a0 += widen_lo(f0);
+    a1 += widen_hi(f0);
+    a2 += widen_lo(f1);
+    a3 += widen_hi(f1);
   }
-  for (; i + L <= n; i += L) a0 += widen(load(p + i));
-  double t = lane_sum(a0 + a1);
+  for (; i + L <= n; i += L) {
+    const VecF f = load(p + i);
+    a0 += widen_lo(f);
+    a1 += widen_hi(f);
+  }
+  double t = lane_sum((a0 + a1) + (a2 + a3));
   for (; i < n; ++i) t += double(p[i]);
   if (!std::isfinite(t)) {  // a group may have overflowed float: every element in double
     t = 0;
@@ -40,7 +46,11 @@ inline double sum_f32(const float* p, int64_t n) {
 /// caller recomputes in double any output that ends non-finite (outer_sum).
 inline void accumulate2_f32(double* acc, const float* x, const float* x2, int64_t n) {
   int64_t i = 0;
-  for (; i + kLanesF <= n; i += kLanesF) store(acc + i, load(acc + i) + widen(load(x + i) + load(x2 + i)));
+  for (; i + kLanesF <= n; i += kLanesF) {
+    const VecF f = load(x + i) + load(x2 + i);
+    store_d(acc + i, load_d(acc + i) + widen_lo(f));
+    store_d(acc + i + kLanesD, load_d(acc + i + kLanesD) + widen_hi(f));
+  }
   for (; i < n; ++i) acc[i] += double(x[i] + x2[i]);
 }
 
@@ -85,14 +95,15 @@ void softmax_row_f32(float* y, const float* x, int64_t n) {
   constexpr int64_t L = kLanesF;
   const float mx = extreme_f32<true>(x, n);
   const VecF vmx = splat(mx);
-  VecFD s = {};
+  VecD s0 = {}, s1 = {};
   int64_t i = 0;
   for (; i + L <= n; i += L) {
     const VecF e = vexp(load(x + i) - vmx);
     if constexpr (!kLog) store(y + i, e);
-    s += widen(e);
+    s0 += widen_lo(e);
+    s1 += widen_hi(e);
   }
-  double sum = lane_sum(s);
+  double sum = lane_sum(s0 + s1);
   if (i < n) {  // the tail through the same exp; the padding lanes are not summed
     float buf[L] = {};
     for (int64_t k = 0; k < n - i; ++k) buf[k] = x[i + k] - mx;
