@@ -64,7 +64,7 @@ inline VecD splat_d(double x) { return VecD{} + x; }
 /// instruction set has it; GCC 12 spills a double-width generic vector to memory).
 inline VecD widen_lo(VecF v) {
 #if defined(__AVX512F__)
-  return (VecD)_mm512_maskz_cvtps_pd(__mmask8(0xff), _mm512_castps512_ps256((__m512)v));  // maskz: see vsqrt
+  return (VecD)_mm512_maskz_cvtps_pd(__mmask8(0xff), _mm512_maskz_extractf32x8_ps(__mmask8(0xff), (__m512)v, 0));  // maskz: see vsqrt
 #elif defined(__AVX2__)
   return (VecD)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)v));
 #elif defined(__SSE2__)
