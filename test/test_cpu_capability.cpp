@@ -118,7 +118,7 @@ TEST_CASE("cpu capability: sums, extremes and softmax of float32 rows of every l
   CHECK(dvalues(runs.sum())[0] == 0.0);
 }
 
-TEST_CASE("cpu capability: float64 exp and sigmoid are within 2 ulp over the whole range") {
+TEST_CASE("cpu capability: float64 exp, sigmoid and tanh are within a few ulp over the whole range") {
   const int64_t n = 300007;
   Tensor x = arange(n, kDouble) * (1470.0 / double(n - 1)) - 755.0;  // -755 .. 715
   const std::vector<double> xv = dvalues(x), ev = dvalues(exp(x)), sv = dvalues(sigmoid(x));
@@ -131,7 +131,25 @@ TEST_CASE("cpu capability: float64 exp and sigmoid are within 2 ulp over the who
     const double s = 1 / (1 + std::exp(-xv[i]));
     REQUIRE(std::abs(sv[i] - s) <= 3 * ulp(s));
   }
+  // tanh: both of its forms and the switch between them at |x| = 0.625, densely near 0.
+  for (double scale : {25.0, 1.0, 1e-3, 1e-9}) {
+    Tensor u = arange(100003, kDouble) * (2 * scale / 100002.0) - scale;
+    const std::vector<double> uv = dvalues(u), hv = dvalues(tanh(u));
+    for (size_t i = 0; i < uv.size(); ++i) {
+      INFO("x = " << uv[i]);
+      const double h = std::tanh(uv[i]);
+      REQUIRE(std::abs(hv[i] - h) <= 3 * ulp(h));
+    }
+  }
   const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> hs = dvalues(tanh(tensor({-inf, inf, std::nan(""), 0.0, -0.0, 1e-300, -800.0}, kDouble)));
+  CHECK(hs[0] == -1.0);
+  CHECK(hs[1] == 1.0);
+  CHECK(std::isnan(hs[2]));
+  CHECK((hs[3] == 0.0 && !std::signbit(hs[3])));
+  CHECK((hs[4] == 0.0 && std::signbit(hs[4])));
+  CHECK(hs[5] == 1e-300);
+  CHECK(hs[6] == -1.0);
   const std::vector<double> sp = {-inf, inf, std::nan(""), 0.0, -0.0, 709.78, 709.79, -745.0, -745.2, 1e-300};
   const std::vector<double> es = dvalues(exp(tensor(sp, kDouble)));
   CHECK(es[0] == 0.0);

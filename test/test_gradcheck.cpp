@@ -242,13 +242,15 @@ TEST_CASE("gradcheck: matmul in every rank and broadcast case, mm, bmm, mv, dot,
   auto mm_fn = [](const variable_list& v) { return matmul(v[0], v[1]); };
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
       {{3}, {3}}, {{2, 3}, {3}}, {{3}, {3, 2}}, {{2, 3}, {3, 4}}, {{2, 2, 3}, {3, 4}},
-      {{3}, {2, 3, 4}}, {{2, 1, 2, 3}, {3, 3, 2}}, {{2, 3}, {2, 3, 1}},
+      {{3}, {2, 3, 4}}, {{2, 1, 2, 3}, {3, 3, 2}}, {{2, 3}, {2, 3, 1}}, {{2, 2, 3}, {3}}, {{2, 1, 2, 3}, {3, 2}},
   };
   for (const auto& [sa, sb] : shapes) {
     INFO(sa.size() << "-D x " << sb.size() << "-D");
     CHECK(check(mm_fn, {input(sa), input(sb)}));
   }
   CHECK(check(mm_fn, {transposed(2, 3), transposed(3, 4)}));
+  // A 3-D input that is not contiguous (its batch dims fold into rows through a copy).
+  CHECK(check([](const variable_list& v) { return matmul(v[0].transpose(0, 1), v[1]); }, {input({3, 2, 4}), input({4, 2})}));
   CHECK(check([](const variable_list& v) { return mm(v[0], v[1]); }, {input({2, 3}), transposed(3, 2)}));
   CHECK(check([](const variable_list& v) { return bmm(v[0], v[1]); }, {input({2, 2, 3}), input({2, 3, 2})}));
   CHECK(check([](const variable_list& v) { return mv(v[0], v[1]); }, {transposed(2, 3), input({3})}));

@@ -104,6 +104,9 @@ TEST_CASE("matmul: errors say what shapes were received") {
                     "dot: expected both vectors to have same dtype, but found Float and Double");
   CHECK_THROWS_AS(bmm(ones({2, 2}), ones({2, 2})), InvalidArgument);
   CHECK_THROWS_AS(matmul(ones({2, 2, 3}), ones({3, 3, 2})), InvalidArgument);
+  // A batched input times a matrix folds into one product (as libtorch): the error names it.
+  CHECK_THROWS_WITH(matmul(ones({4, 2, 3}), ones({5, 2})), Catch::Contains("cannot be multiplied (8x3 and 5x2)"));
+  CHECK_THROWS_WITH(matmul(ones({4, 2, 3}), ones({5})), Catch::Contains("cannot be multiplied (8x3 and 5x1)"));
   CHECK_THROWS_AS(mm(ones({2, 2}, kBool), ones({2, 2}, kBool)), NotImplemented);
 }
 

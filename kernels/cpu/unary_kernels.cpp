@@ -45,8 +45,8 @@ EMBER_FLOAT_UNARY(gelu_kernel, M(0.5) * x * (M(1) + std::erf(x * M(0.70710678118
 EMBER_FLOAT_UNARY(reciprocal_kernel, M(1) / x)
 #undef EMBER_FLOAT_UNARY
 
-// Float32, float16 and bfloat16 exp, sigmoid, tanh, sqrt and relu (and float64 exp and
-// sigmoid) run on vec.h's vector types (Note [Vector exp]), 16-bit values converted through
+// Float32, float16 and bfloat16 exp, sigmoid, tanh, sqrt and relu (and float64 exp,
+// sigmoid and tanh) run on vec.h's vector types (Note [Vector exp]), 16-bit values converted through
 // float; strided operands are gathered into a buffer first, so a value gets the same
 // result wherever it sits.
 template <class Op, class T>
@@ -72,7 +72,7 @@ void map_vec(T* out, int64_t os, const T* x, int64_t xs, int64_t n) {  // stride
   }
 }
 
-/// kF64: Op has a float64 form too (exp, sigmoid); the others leave float64 to libm.
+/// kF64: Op has a float64 form too (exp, sigmoid, tanh); the others leave float64 to libm.
 template <class Op, bool kF64 = false>
 bool try_vec_unary(const ElementwiseArgs& a) {
   if (a.ninputs != 1 || (a.dtype != kFloat && a.dtype != kHalf && a.dtype != kBFloat16 && !(kF64 && a.dtype == kDouble)))
@@ -109,7 +109,7 @@ void sigmoid_kernel(const ElementwiseArgs& a) {
   if (!try_vec_unary<SigmoidF32, true>(a)) sigmoid_portable(a);
 }
 void tanh_kernel(const ElementwiseArgs& a) {
-  if (!try_vec_unary<TanhF32>(a)) tanh_portable(a);
+  if (!try_vec_unary<TanhF32, true>(a)) tanh_portable(a);
 }
 void sqrt_kernel(const ElementwiseArgs& a) {  // correctly rounded either way
   if (!try_vec_unary<SqrtF32>(a)) sqrt_portable(a);

@@ -204,6 +204,19 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (da == 2 && db == 1) return mv(a, b);
   if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze(0);
   if (da == 2 && db == 2) return mm(a, b);
+  if (da >= 3 && db <= 2) {
+    // As libtorch: a's batch dims fold into its rows, one GEMM (and one in backward) instead
+    // of a batch of small ones; reshape, mm and view record their own gradients.
+    const int64_t k = a.size(-1), k2 = b.size(0);
+    SizesVector out_shape(IntArrayRef(a.sizes().data(), size_t(da - 1)));
+    int64_t m = 1;
+    for (int64_t s : out_shape) m *= s;
+    EMBER_CHECK_ARG(k == k2, "matmul: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{}); shapes {} and {}",
+                    m, k, k2, db == 2 ? b.size(1) : 1, shape_str(a.sizes()), shape_str(b.sizes()));
+    if (db == 2) out_shape.push_back(b.size(1));
+    Tensor rows = a.reshape({m, k});
+    return (db == 2 ? mm(rows, b) : mv(rows, b)).view(out_shape);
+  }
   if (EMBER_GRAD_RECORDING2(a, b)) return autograd::detail::matmul_batched(a, b);
   // Batched: broadcast the batch dims, fold them into one, run bmm-style, unfold.
   Tensor A = da == 1 ? a.unsqueeze(0) : a;
