@@ -3,6 +3,7 @@
 #include <ember/ember.h>
 
 #include "test_util.h"
+#include "cpu/blas_library.h"
 
 #include <random>
 
@@ -118,5 +119,31 @@ TEST_CASE("matmul: the process runs OpenBLAS's OpenMP build that ember linked (N
   CHECK(openblas_get_parallel() == 2);
   ember::Tensor a = ember::ones({64, 64}), b = ember::full({64, 64}, 2.0);
   CHECK(ember::matmul(a, b).sum().item<double>() == 64.0 * 64 * 64 * 2);
+  CHECK(ember::detail::blas_library_parallel_mode() == 2);
+}
+
+// Run by CTest with OpenBLAS's pthread build preloaded (test/CMakeLists.txt), as in a
+// process that loaded libtorch or numpy first: ember loads its own OpenMP build and says nothing.
+TEST_CASE("matmul: with OpenBLAS's pthread build loaded first, GEMMs run on ember's OpenMP build",
+          "[.blas_load_order]") {
+  struct Collect : ember::WarningHandler {
+    std::vector<std::string> seen;
+    void process(const ember::Warning& w) override { seen.push_back(w.msg()); }
+  } collect;
+  ember::WarningUtils::WarningHandlerGuard guard(&collect);
+  REQUIRE(openblas_get_parallel() == 1);  // the process's libopenblas.so.0 is the pthread build
+  ember::manual_seed(ember_test::fresh_seed());
+  for (ember::ScalarType dt : {ember::kFloat, ember::kDouble}) {
+    ember::Tensor a = ember::randn({70, 50}, dt), b = ember::randn({50, 30}, dt);
+    const std::vector<double> c = dvalues(ember::matmul(a, b)), av = dvalues(a), bv = dvalues(b);
+    for (int i = 0; i < 70; ++i)
+      for (int j = 0; j < 30; ++j) {
+        double want = 0;
+        for (int k = 0; k < 50; ++k) want += av[size_t(i * 50 + k)] * bv[size_t(k * 30 + j)];
+        REQUIRE(std::abs(c[size_t(i * 30 + j)] - want) <= 1e-4 * (1 + std::abs(want)));
+      }
+  }
+  CHECK(ember::detail::blas_library_parallel_mode() == 2);
+  CHECK(collect.seen.empty());
 }
 #endif

@@ -1,10 +1,12 @@
 // CPU matmul through CBLAS (OpenBLAS) for float32 / float64; other dtypes use the
 // portable kernel. Transposed operands are passed as BLAS transposes, never copied.
 #include <cblas.h>
+#include <dlfcn.h>
 #include <omp.h>
 
 #include "core/check.h"
 #include "cpu/blas_dims.h"
+#include "cpu/blas_library.h"
 #include "cpu/cpu_loops.h"
 #include "cpu/matmul_generic.h"
 #include "cpu/register_cpu.h"
@@ -36,17 +38,60 @@ void blas_batched(const MatmulArgs& a, Gemm gemm) {
 }
 
 #if defined(EMBER_OPENBLAS_OPENMP)
-// Note [One thread pool]: ember linked OpenBLAS's OpenMP build, but both builds share the
-// soname libopenblas.so.0, so a process that loaded the pthread build first runs that one.
-bool warn_unless_openmp_blas() {
-  if (openblas_get_parallel() != 2)
-    EMBER_WARN_FMT("ember was built against OpenBLAS's OpenMP build, but this process runs another OpenBLAS "
-                   "(openblas_get_parallel() = {}): its threads and ember's OpenMP threads will compete for the "
-                   "cores. Load libember before other users of libopenblas.so.0, or set OMP_WAIT_POLICY=passive.",
-                   openblas_get_parallel());
-  return true;
-}
+// Note [One thread pool], whichever OpenBLAS loaded first: ember links OpenBLAS's OpenMP
+// build, but both builds are libopenblas.so.0, so in a process that loaded the pthread
+// build first (libtorch, numpy, ...) ember's cblas calls bind to that one, whose threads
+// then spin against ember's OpenMP team (a training step 2.6x slower). ember then loads its
+// own OpenMP build privately (RTLD_LOCAL, and RTLD_DEEPBIND so that the copy's internal
+// calls stay in the copy) and calls it through these pointers; the other library keeps its
+// OpenBLAS. AddressSanitizer refuses RTLD_DEEPBIND, so sanitizer builds only warn.
+struct BlasLibrary {
+  decltype(&cblas_sgemm) sgemm = cblas_sgemm;
+  decltype(&cblas_dgemm) dgemm = cblas_dgemm;
+  int parallel = 0;  // openblas_get_parallel() of the library called: 0 serial, 1 pthreads, 2 OpenMP
+};
+
+#if defined(__SANITIZE_ADDRESS__)
+#define EMBER_BLAS_NO_DEEPBIND 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EMBER_BLAS_NO_DEEPBIND 1
 #endif
+#endif
+
+BlasLibrary choose_blas_library() {
+  BlasLibrary linked;
+  linked.parallel = openblas_get_parallel();
+  if (linked.parallel == 2) return linked;
+#if !defined(EMBER_BLAS_NO_DEEPBIND)
+  if (void* lib = dlopen(EMBER_OPENBLAS_OPENMP_FILE, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)) {
+    auto parallel = reinterpret_cast<int (*)()>(dlsym(lib, "openblas_get_parallel"));
+    auto sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(lib, "cblas_sgemm"));
+    auto dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(dlsym(lib, "cblas_dgemm"));
+    if (parallel && sgemm && dgemm && parallel() == 2) return {sgemm, dgemm, 2};  // kept for the process
+    dlclose(lib);
+  }
+#endif
+  EMBER_WARN_FMT("ember was built against OpenBLAS's OpenMP build, but this process runs another OpenBLAS "
+                 "(openblas_get_parallel() = {}) and ember could not load its own ({}): its threads and ember's "
+                 "OpenMP threads will compete for the cores. Load libember before other users of "
+                 "libopenblas.so.0, or set OMP_WAIT_POLICY=passive.",
+                 linked.parallel, EMBER_OPENBLAS_OPENMP_FILE);
+  return linked;
+}
+#else
+struct BlasLibrary {
+  decltype(&cblas_sgemm) sgemm = cblas_sgemm;
+  decltype(&cblas_dgemm) dgemm = cblas_dgemm;
+  int parallel = -1;
+};
+BlasLibrary choose_blas_library() { return {}; }
+#endif
+
+const BlasLibrary& blas_library() {
+  static const BlasLibrary lib = choose_blas_library();
+  return lib;
+}
 
 // OpenBLAS's OpenMP build sizes its team by the calling thread's omp_get_max_threads():
 // one thread while another thread's team runs (ParallelRegionGuard), restored after.
@@ -66,19 +111,18 @@ class BlasThreadsGuard {
 
 void matmul_kernel(const MatmulArgs& a) {
   if (a.m == 0 || a.n == 0) return;
-#if defined(EMBER_OPENBLAS_OPENMP)
-  static const bool checked = warn_unless_openmp_blas();
-  (void)checked;
-#endif
+  const BlasLibrary& lib = blas_library();
   // CBLAS takes int sizes: beyond INT_MAX they would wrap, so the int64 generic kernel runs.
   if (!blas_dims_fit_int(a)) return matmul_generic(a);
   if (a.dtype != kFloat && a.dtype != kDouble) return matmul_generic(a);
   BlasThreadsGuard threads;
-  if (a.dtype == kFloat) blas_batched<float>(a, cblas_sgemm);
-  else blas_batched<double>(a, cblas_dgemm);
+  if (a.dtype == kFloat) blas_batched<float>(a, lib.sgemm);
+  else blas_batched<double>(a, lib.dgemm);
 }
 
 }  // namespace
+
+int blas_library_parallel_mode() { return blas_library().parallel; }
 
 void register_cpu_matmul_kernels() {
   register_kernel(Op::MatMul, kCPU, matmul_kernel,

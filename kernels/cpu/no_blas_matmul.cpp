@@ -1,4 +1,5 @@
 // CPU matmul for builds without CBLAS: the portable blocked kernel for every dtype.
+#include "cpu/blas_library.h"
 #include "cpu/matmul_generic.h"
 #include "cpu/register_cpu.h"
 
@@ -10,6 +11,8 @@ void matmul_kernel(const MatmulArgs& a) {
   matmul_generic(a);
 }
 }  // namespace
+
+int blas_library_parallel_mode() { return -1; }
 
 void register_cpu_matmul_kernels() {
   register_kernel(Op::MatMul, kCPU, matmul_kernel,
