@@ -110,12 +110,32 @@ TEST_CASE("cpu capability: sums, extremes and softmax of float32 rows of every l
   Tensor m = randn({101, 67}, kDouble).to(kFloat);
   const std::vector<double> cs = dvalues(m.sum(0)), csd = dvalues(m.to(kDouble).sum(0));
   for (size_t i = 0; i < cs.size(); ++i) CHECK(std::abs(cs[i] - csd[i]) <= 1e-5);
+  // bfloat16 and float64 row sums against a long double loop over the same values.
+  for (int64_t n : {5, 16, 33, 129, 1000, 4099}) {
+    INFO("n = " << n);
+    for (ScalarType dt : {kBFloat16, kDouble}) {
+      INFO("dtype " << name(dt));
+      Tensor x = randn({2, n}, kDouble).to(dt);
+      const std::vector<double> xv = dvalues(x), got = dvalues(x.sum(1).to(kDouble));
+      for (int r = 0; r < 2; ++r) {
+        long double want = 0, mag = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          want += xv[size_t(r * n + j)];
+          mag += std::abs(xv[size_t(r * n + j)]);
+        }
+        // The bfloat16 result is rounded to bfloat16 (8 bits); float64 keeps 1e-15 of the magnitude.
+        const double tol = dt == kBFloat16 ? 4e-3 * std::abs(double(want)) + 1e-6 * double(mag) : 1e-15 * double(mag);
+        CHECK(std::abs(got[size_t(r)] - double(want)) <= tol);
+      }
+    }
+  }
   // Groups added in float first overflow here (3e38 + 3e38); the result must not.
   Tensor big = tensor(std::vector<double>{3e38, 3e38, -3e38, -3e38}).to(kFloat);
   Tensor rows = big.view({4, 1}).expand({4, 33}).contiguous();
   for (double v : dvalues(rows.sum(0))) CHECK(v == 0.0);
   Tensor runs = big.repeat({64});
   CHECK(dvalues(runs.sum())[0] == 0.0);
+  CHECK(dvalues(runs.to(kBFloat16).sum())[0] == 0.0);
 }
 
 TEST_CASE("cpu capability: float64 exp, sigmoid and tanh are within a few ulp over the whole range") {

@@ -40,7 +40,17 @@ struct SumReducer {
         acc += sum_f32(p, n);
         return;
       }
-    } else if constexpr (std::is_same_v<M_t<T>, float>) {  // float16 / bfloat16: through float32 copies
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (s == 1) {
+        acc += sum_f64(p, n);
+        return;
+      }
+    } else if constexpr (std::is_same_v<T, BFloat16>) {
+      if (s == 1) {
+        acc += sum_bf16(reinterpret_cast<const uint16_t*>(p), n);
+        return;
+      }
+    } else if constexpr (std::is_same_v<M_t<T>, float>) {  // float16: through float32 copies
       if (s == 1) {
         constexpr int64_t kChunk = 256;
         float buf[kChunk];

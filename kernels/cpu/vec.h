@@ -131,6 +131,34 @@ inline VecD fnmadd(VecD a, VecD b, VecD c) {
   return c - a * b;
 #endif
 }
+/// Clamps x to [lo, hi] where a NaN lane becomes lo (one max and one min instruction;
+/// the callers put NaN lanes back themselves).
+inline VecF clamp_nan_low(VecF x, float lo, float hi) {
+#if defined(__AVX512F__)
+  const __mmask16 all = 0xffff;  // maskz forms: see vsqrt
+  return (VecF)_mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, (__m512)x, (__m512)splat(lo)), (__m512)splat(hi));
+#elif defined(__AVX2__)
+  return (VecF)_mm256_min_ps(_mm256_max_ps((__m256)x, (__m256)splat(lo)), (__m256)splat(hi));
+#elif defined(__SSE2__)
+  return (VecF)_mm_min_ps(_mm_max_ps((__m128)x, (__m128)splat(lo)), (__m128)splat(hi));
+#else
+  x = x > splat(lo) ? x : splat(lo);  // NaN > lo is false: lo
+  return x < splat(hi) ? x : splat(hi);
+#endif
+}
+inline VecD clamp_nan_low(VecD x, double lo, double hi) {
+#if defined(__AVX512F__)
+  const __mmask8 all = 0xff;
+  return (VecD)_mm512_maskz_min_pd(all, _mm512_maskz_max_pd(all, (__m512d)x, (__m512d)splat_d(lo)), (__m512d)splat_d(hi));
+#elif defined(__AVX2__)
+  return (VecD)_mm256_min_pd(_mm256_max_pd((__m256d)x, (__m256d)splat_d(lo)), (__m256d)splat_d(hi));
+#elif defined(__SSE2__)
+  return (VecD)_mm_min_pd(_mm_max_pd((__m128d)x, (__m128d)splat_d(lo)), (__m128d)splat_d(hi));
+#else
+  x = x > splat_d(lo) ? x : splat_d(lo);
+  return x < splat_d(hi) ? x : splat_d(hi);
+#endif
+}
 inline VecF vsqrt(VecF x) {  // correctly rounded, as std::sqrt
 #if defined(__AVX512F__)
   return (VecF)_mm512_maskz_sqrt_ps(__mmask16(0xffff), (__m512)x);  // _mm512_sqrt_ps trips GCC 12's -Wmaybe-uninitialized
@@ -151,9 +179,7 @@ inline VecF vsqrt(VecF x) {  // correctly rounded, as std::sqrt
 /// clamped to [-104, 89] first, where e^x rounds to 0 and to infinity; NaN passes through.
 inline VecF vexp(VecF x) {
   const VecI nan = x != x;
-  VecF xc = x < splat(-104.0f) ? splat(-104.0f) : x;
-  xc = xc > splat(89.0f) ? splat(89.0f) : xc;
-  xc = nan ? splat(0.0f) : xc;  // NaN lanes are put back at the end
+  const VecF xc = clamp_nan_low(x, -104.0f, 89.0f);  // NaN lanes are put back at the end
   // Adding and removing 1.5 * 2^23 rounds to the nearest integer (ties to even).
   const VecF n = (xc * splat(1.44269504088896341f) + splat(12582912.0f)) - splat(12582912.0f);
   VecF r = fnmadd(n, splat(0.693145751953125f), xc);
@@ -178,9 +204,7 @@ inline VecF vexp(VecF x) {
 /// to infinity. Within 2 ulp of e^x (test_cpu_capability.cpp).
 inline VecD vexp(VecD x) {
   const VecL nan = x != x;
-  VecD xc = x < splat_d(-746.0) ? splat_d(-746.0) : x;
-  xc = xc > splat_d(710.0) ? splat_d(710.0) : xc;
-  xc = nan ? splat_d(0.0) : xc;
+  const VecD xc = clamp_nan_low(x, -746.0, 710.0);
   // Adding 1.5 * 2^52 rounds to an integer, which the sum's low bits then hold.
   const VecD shifted = xc * splat_d(1.4426950408889634074) + splat_d(6755399441055744.0);
   const VecD n = shifted - splat_d(6755399441055744.0);

@@ -41,6 +41,66 @@ inline double sum_f32(const float* p, int64_t n) {
   return t;
 }
 
+/// The sum of p[0, n) in float64 with four vector accumulators (a single one would wait
+/// on each add's latency).
+inline double sum_f64(const double* p, int64_t n) {
+  constexpr int64_t L = kLanesD;
+  VecD a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  int64_t i = 0;
+  for (; i + 4 * L <= n; i += 4 * L) {
+    a0 += load_d(p + i);
+    a1 += load_d(p + i + L);
+    a2 += load_d(p + i + 2 * L);
+    a3 += load_d(p + i + 3 * L);
+  }
+  for (; i + L <= n; i += L) a0 += load_d(p + i);
+  double t = lane_sum((a0 + a1) + (a2 + a3));
+  for (; i < n; ++i) t += p[i];
+  return t;
+}
+
+/// kLanesF bfloat16 values (raw bits) as float32: each is the top half of its float.
+inline VecF load_bf16(const uint16_t* p) {
+  using VecU16 = uint16_t __attribute__((vector_size(kVecBytes / 2)));
+  VecU16 h;
+  std::memcpy(&h, p, sizeof h);
+  return (VecF)(__builtin_convertvector(h, VecI) << 16);
+}
+
+/// The sum of bfloat16 values p[0, n) (raw bits), as sum_f32 after widening each to float.
+inline double sum_bf16(const uint16_t* p, int64_t n) {
+  constexpr int64_t L = kLanesF;
+  VecD a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  int64_t i = 0;
+  for (; i + 8 * L <= n; i += 8 * L) {
+    const VecF f0 = (load_bf16(p + i) + load_bf16(p + i + L)) + (load_bf16(p + i + 2 * L) + load_bf16(p + i + 3 * L));
+    const VecF f1 =
+        (load_bf16(p + i + 4 * L) + load_bf16(p + i + 5 * L)) + (load_bf16(p + i + 6 * L) + load_bf16(p + i + 7 * L));
+    a0 += widen_lo(f0);
+    a1 += widen_hi(f0);
+    a2 += widen_lo(f1);
+    a3 += widen_hi(f1);
+  }
+  for (; i + L <= n; i += L) {
+    const VecF f = load_bf16(p + i);
+    a0 += widen_lo(f);
+    a1 += widen_hi(f);
+  }
+  double t = lane_sum((a0 + a1) + (a2 + a3));
+  auto scalar = [](uint16_t bits) {
+    const uint32_t u = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return double(f);
+  };
+  for (; i < n; ++i) t += scalar(p[i]);
+  if (!std::isfinite(t)) {  // a group may have overflowed float: every element in double
+    t = 0;
+    for (int64_t k = 0; k < n; ++k) t += scalar(p[k]);
+  }
+  return t;
+}
+
 /// acc[i] += x[i] + x2[i] for i < n (float into double): two rows of a sum over an outer
 /// dim, added in float first (one rounding) to halve the conversions to double. The
 /// caller recomputes in double any output that ends non-finite (outer_sum).
