@@ -59,40 +59,52 @@ inline double sum_f64(const double* p, int64_t n) {
   return t;
 }
 
-/// kLanesF bfloat16 values (raw bits) as float32: each is the top half of its float.
-inline VecF load_bf16(const uint16_t* p) {
-  using VecU16 = uint16_t __attribute__((vector_size(kVecBytes / 2)));
-  VecU16 h;
-  std::memcpy(&h, p, sizeof h);
-  return (VecF)(__builtin_convertvector(h, VecI) << 16);
+inline float f32_from_bf16(uint16_t bits) {
+  const uint32_t u = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// 2 * kLanesF bfloat16 values (raw bits) as two float32 vectors, in an order that only a
+/// sum may use: interleaving zeros below each value puts its bits in the top half of a
+/// 32-bit lane (unpack works within 128-bit blocks, so lanes come out permuted).
+inline void load2_bf16_any_order(const uint16_t* p, VecF& a, VecF& b) {
+#if defined(__AVX512F__)
+  const __m512i h = _mm512_loadu_si512(p), zero = _mm512_setzero_si512();
+  a = (VecF)_mm512_unpacklo_epi16(zero, h);
+  b = (VecF)_mm512_unpackhi_epi16(zero, h);
+#elif defined(__AVX2__)
+  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), zero = _mm256_setzero_si256();
+  a = (VecF)_mm256_unpacklo_epi16(zero, h);
+  b = (VecF)_mm256_unpackhi_epi16(zero, h);
+#elif defined(__SSE2__)
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), zero = _mm_setzero_si128();
+  a = (VecF)_mm_unpacklo_epi16(zero, h);
+  b = (VecF)_mm_unpackhi_epi16(zero, h);
+#else
+  for (int k = 0; k < kLanesF; ++k) {
+    a[k] = f32_from_bf16(p[k]);
+    b[k] = f32_from_bf16(p[kLanesF + k]);
+  }
+#endif
 }
 
 /// The sum of bfloat16 values p[0, n) (raw bits), as sum_f32 after widening each to float.
 inline double sum_bf16(const uint16_t* p, int64_t n) {
   constexpr int64_t L = kLanesF;
-  VecD a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  auto scalar = [](uint16_t bits) { return double(f32_from_bf16(bits)); };
+  VecD a0 = {}, a1 = {};
   int64_t i = 0;
-  for (; i + 8 * L <= n; i += 8 * L) {
-    const VecF f0 = (load_bf16(p + i) + load_bf16(p + i + L)) + (load_bf16(p + i + 2 * L) + load_bf16(p + i + 3 * L));
-    const VecF f1 =
-        (load_bf16(p + i + 4 * L) + load_bf16(p + i + 5 * L)) + (load_bf16(p + i + 6 * L) + load_bf16(p + i + 7 * L));
-    a0 += widen_lo(f0);
-    a1 += widen_hi(f0);
-    a2 += widen_lo(f1);
-    a3 += widen_hi(f1);
-  }
-  for (; i + L <= n; i += L) {
-    const VecF f = load_bf16(p + i);
+  for (; i + 4 * L <= n; i += 4 * L) {
+    VecF x0, x1, x2, x3;
+    load2_bf16_any_order(p + i, x0, x1);
+    load2_bf16_any_order(p + i + 2 * L, x2, x3);
+    const VecF f = (x0 + x1) + (x2 + x3);
     a0 += widen_lo(f);
     a1 += widen_hi(f);
   }
-  double t = lane_sum((a0 + a1) + (a2 + a3));
-  auto scalar = [](uint16_t bits) {
-    const uint32_t u = uint32_t(bits) << 16;
-    float f;
-    std::memcpy(&f, &u, 4);
-    return double(f);
-  };
+  double t = lane_sum(a0 + a1);
   for (; i < n; ++i) t += scalar(p[i]);
   if (!std::isfinite(t)) {  // a group may have overflowed float: every element in double
     t = 0;
