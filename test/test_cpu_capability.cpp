@@ -197,3 +197,34 @@ TEST_CASE("cpu capability: float64 exp, sigmoid and tanh are within a few ulp ov
     }
   }
 }
+
+TEST_CASE("cpu capability: the vector float32 to bfloat16 cast rounds as the scalar one, specials included") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  manual_seed(seed);
+  // Random values of every magnitude, then ties, subnormals, signed zeros, infinities, NaNs.
+  Tensor x = (randn({4000}, kDouble) * (rand({4000}, kDouble) * 80 - 40).exp()).to(kFloat);
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<double> special = {1.0 + 1.0 / 256, 1.0 + 3.0 / 256, -(1.0 + 1.0 / 256), 1e-40, -1e-41, 0.0, -0.0,
+                                 double(inf), -double(inf), std::nan(""), 3.3895314e38, -3.39e38, 1.17549435e-38};
+  while (special.size() % 40 != 0) special.push_back(0.5);
+  Tensor all = cat({x, tensor(special, kDouble).to(kFloat)});
+  Tensor contiguous = all.to(kBFloat16);
+  // Every other element (input stride 2) takes the scalar loop: the same values, interleaved back.
+  Tensor pairs = all.view({-1, 2});
+  Tensor strided = stack({pairs.select(1, 0).to(kBFloat16), pairs.select(1, 1).to(kBFloat16)}, 1).reshape({-1});
+  // bfloat16 -> float64 is exact: equal values and signs mean equal bits (NaN is always 0x7fc0).
+  const std::vector<double> av = dvalues(contiguous), bv = dvalues(strided);
+  REQUIRE(av.size() == bv.size());
+  for (size_t i = 0; i < av.size(); ++i) {
+    INFO("element " << i << ": " << av[i] << " vs " << bv[i]);
+    if (std::isnan(bv[i])) {
+      CHECK(std::isnan(av[i]));
+    } else {
+      CHECK(av[i] == bv[i]);
+      CHECK(std::signbit(av[i]) == std::signbit(bv[i]));
+    }
+  }
+  CHECK(dvalues(contiguous.to(kFloat))[4000] == 1.0);  // 1 + 2^-8 ties to even: 1
+  CHECK(std::isnan(dvalues(contiguous.to(kFloat))[4009]));
+}

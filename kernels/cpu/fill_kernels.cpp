@@ -103,7 +103,22 @@ bool try_tiled_transpose_copy(const ElementwiseArgs& a) {
   return true;
 }
 
+// Dense float32 -> bfloat16 (the mixed-precision cast) on vec.h's vector type.
+bool try_vec_f32_to_bf16(const ElementwiseArgs& a) {
+  if (a.dtype != kFloat || a.out_dtype != kBFloat16 || !a.contiguous || a.strides[1][0] != 1) return false;
+  const float* x = reinterpret_cast<const float*>(a.data[1]);
+  BFloat16* out = reinterpret_cast<BFloat16*>(a.data[0]);
+  parallel_for(a.numel, kParallelGrain, [&](int64_t b, int64_t e) {
+    int64_t i = b;
+    for (; i + 2 * kLanesF <= e; i += 2 * kLanesF)
+      store_bf16x2(reinterpret_cast<uint16_t*>(out + i), load(x + i), load(x + i + kLanesF));
+    for (; i < e; ++i) out[i] = BFloat16(x[i]);
+  });
+  return true;
+}
+
 void copy_kernel(const ElementwiseArgs& a) {
+  if (try_vec_f32_to_bf16(a)) return;
   dispatch_dtype(a.out_dtype, [&](auto out_tag) {
     using To = typename decltype(out_tag)::type;
     dispatch_dtype(a.dtype, [&](auto in_tag) {

@@ -291,6 +291,37 @@ struct ReluF32 {  // x < 0 ? 0 : x, so NaN stays NaN
   static VecF vec(VecF x) { return x < splat(0.0f) ? splat(0.0f) : x; }
 };
 
+/// 2 * kLanesF float32 values to bfloat16 bits as BFloat16::from_float: rounded to
+/// nearest even, NaN to the quiet NaN 0x7fc0.
+inline void store_bf16x2(uint16_t* out, VecF fa, VecF fb) {
+  using VecU = uint32_t __attribute__((vector_size(kVecBytes)));
+  auto round = [](VecF f) {
+    const VecU u = (VecU)f;
+    const VecU rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    return (VecI)((u & 0x7fffffffu) > 0x7f800000u ? VecU{} + 0x7fc0u : rounded);
+  };
+  const VecI a = round(fa), b = round(fb);
+#if defined(__AVX512F__)
+  const __mmask16 all = 0xffff;  // maskz forms: see vsqrt
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_maskz_cvtepi32_epi16(all, (__m512i)a));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + kLanesF), _mm512_maskz_cvtepi32_epi16(all, (__m512i)b));
+#elif defined(__AVX2__)
+  // packus works within 128-bit halves: a's and b's quarters interleave, the permute sorts them.
+  const __m256i packed = _mm256_packus_epi32((__m256i)a, (__m256i)b);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permute4x64_epi64(packed, 0xd8));
+#elif defined(__SSE2__)
+  // Values below 2^16 sign-extended from 16 bits survive the signed saturating pack.
+  const __m128i sa = _mm_srai_epi32(_mm_slli_epi32((__m128i)a, 16), 16);
+  const __m128i sb = _mm_srai_epi32(_mm_slli_epi32((__m128i)b, 16), 16);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_packs_epi32(sa, sb));
+#else
+  for (int k = 0; k < kLanesF; ++k) {
+    out[k] = uint16_t(a[k]);
+    out[kLanesF + k] = uint16_t(b[k]);
+  }
+#endif
+}
+
 /// out[i] = Op(x[i]) for i < n; out may be x. The last n % kLanesF elements go through a
 /// zero-padded vector, so a value gets the same result wherever it sits.
 template <class Op>
