@@ -228,3 +228,34 @@ TEST_CASE("cpu capability: the vector float32 to bfloat16 cast rounds as the sca
   CHECK(dvalues(contiguous.to(kFloat))[4000] == 1.0);  // 1 + 2^-8 ties to even: 1
   CHECK(std::isnan(dvalues(contiguous.to(kFloat))[4009]));
 }
+
+TEST_CASE("cpu capability: bfloat16 add, sub, mul and div on the vector path round as the scalar loop") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  manual_seed(seed);
+  Tensor x = (randn({2, 1001}, kDouble) * 3).to(kBFloat16), y = (randn({2, 1001}, kDouble) * 3).to(kBFloat16);
+  // The strided operands (every other element) take the scalar loop; the results interleave back.
+  auto strided = [](const Tensor& a, const Tensor& b, Tensor (*op)(const Tensor&, const Tensor&)) {
+    Tensor pa = a.reshape({-1, 2}), pb = b.reshape({-1, 2});
+    return stack({op(pa.select(1, 0), pb.select(1, 0)), op(pa.select(1, 1), pb.select(1, 1))}, 1).reshape(a.sizes());
+  };
+  using BinaryOp = Tensor (*)(const Tensor&, const Tensor&);
+  const std::vector<std::pair<const char*, BinaryOp>> ops = {
+      {"add", +[](const Tensor& a, const Tensor& b) { return a + b; }},
+      {"sub", +[](const Tensor& a, const Tensor& b) { return a - b; }},
+      {"mul", +[](const Tensor& a, const Tensor& b) { return a * b; }},
+      {"div", +[](const Tensor& a, const Tensor& b) { return a / b; }}};
+  for (const auto& [what, op] : ops) {
+    INFO(what);
+    CHECK(dvalues(op(x, y)) == dvalues(strided(x, y, op)));
+    // A one-element operand, and the same in place.
+    Tensor s = full({1}, 1.7, kBFloat16);
+    CHECK(dvalues(op(x, s)) == dvalues(strided(x, s.expand({2, 1001}).contiguous(), op)));
+  }
+  Tensor z = x.clone();
+  z.add_(y);
+  CHECK(dvalues(z) == dvalues(x + y));
+  z = x.clone();
+  z.mul_(2.5);
+  CHECK(dvalues(z) == dvalues(strided(x, full({2, 1001}, 2.5, kBFloat16), ops[2].second)));
+}

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "cpu/cpu_loops.h"
+#include "ember/half.h"
 #include "ember/kernel_args.h"
 
 namespace ember::detail::EMBER_CPU_NS {
@@ -41,6 +42,37 @@ bool try_dense_binary_f32(const ElementwiseArgs& a, int64_t max_numel, F f) {
     parallel_for(a.numel, kParallelGrain,
                  [&](int64_t b, int64_t e) { dense_binary_loop(out + b, x + b, y + b, e - b, f); });
   }
+  return true;
+}
+
+/// out = f(x, y) for dense bfloat16 operands, computed in float32 as the generic loop does
+/// (f must take floats and VecF alike); y may be one element. Returns false when the args
+/// do not qualify.
+template <class F>
+bool try_dense_binary_bf16(const ElementwiseArgs& a, F f) {
+  if (!a.contiguous || a.ninputs != 2 || a.strides[1][0] != 1 || (a.strides[2][0] != 1 && a.strides[2][0] != 0) ||
+      a.numel < 16)
+    return false;
+  const uint16_t* x = reinterpret_cast<const uint16_t*>(a.data[1]);
+  const uint16_t* y = reinterpret_cast<const uint16_t*>(a.data[2]);
+  uint16_t* out = reinterpret_cast<uint16_t*>(a.data[0]);
+  const bool one_y = a.strides[2][0] == 0;
+  auto scalar = [&](int64_t i) {
+    const float xs = float(BFloat16(x[i], BFloat16::from_bits()));
+    const float ys = float(BFloat16(y[one_y ? 0 : i], BFloat16::from_bits()));
+    out[i] = BFloat16(f(xs, ys)).x;
+  };
+  parallel_for(a.numel, kParallelGrain, [&](int64_t b, int64_t e) {
+    constexpr int64_t L = kLanesF;
+    const VecF y_one = splat(float(BFloat16(y[0], BFloat16::from_bits())));
+    int64_t i = b;
+    for (; i + 2 * L <= e; i += 2 * L) {  // both halves are loaded before out (maybe x) is written
+      const VecF x0 = load_bf16(x + i), x1 = load_bf16(x + i + L);
+      const VecF y0 = one_y ? y_one : load_bf16(y + i), y1 = one_y ? y_one : load_bf16(y + i + L);
+      store_bf16x2(out + i, f(x0, y0), f(x1, y1));
+    }
+    for (; i < e; ++i) scalar(i);
+  });
   return true;
 }
 

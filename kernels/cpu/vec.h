@@ -291,6 +291,24 @@ struct ReluF32 {  // x < 0 ? 0 : x, so NaN stays NaN
   static VecF vec(VecF x) { return x < splat(0.0f) ? splat(0.0f) : x; }
 };
 
+/// kLanesF bfloat16 values (raw bits) as float32, in order.
+inline VecF load_bf16(const uint16_t* p) {
+#if defined(__AVX512F__)
+  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  return (VecF)((VecI)_mm512_maskz_cvtepu16_epi32(__mmask16(0xffff), h) << 16);  // maskz: see vsqrt
+#elif defined(__AVX2__)
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return (VecF)_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+#elif defined(__SSE2__)
+  // Interleaving zeros below each value puts its bits in the top half of a 32-bit lane.
+  return (VecF)_mm_unpacklo_epi16(_mm_setzero_si128(), _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+#else
+  VecI v;
+  for (int k = 0; k < kLanesF; ++k) v[k] = int32_t(uint32_t(p[k]) << 16);
+  return (VecF)v;
+#endif
+}
+
 /// 2 * kLanesF float32 values to bfloat16 bits as BFloat16::from_float: rounded to
 /// nearest even, NaN to the quiet NaN 0x7fc0.
 inline void store_bf16x2(uint16_t* out, VecF fa, VecF fb) {

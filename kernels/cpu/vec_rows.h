@@ -169,6 +169,20 @@ void softmax_row_f32(float* y, const float* x, int64_t n) {
   const VecF vmx = splat(mx);
   VecD s0 = {}, s1 = {};
   int64_t i = 0;
+  // Four vectors of exponentials (each in [0, 1]) are added in float before widening.
+  for (; i + 4 * L <= n; i += 4 * L) {
+    const VecF e0 = vexp(load(x + i) - vmx), e1 = vexp(load(x + i + L) - vmx);
+    const VecF e2 = vexp(load(x + i + 2 * L) - vmx), e3 = vexp(load(x + i + 3 * L) - vmx);
+    if constexpr (!kLog) {
+      store(y + i, e0);
+      store(y + i + L, e1);
+      store(y + i + 2 * L, e2);
+      store(y + i + 3 * L, e3);
+    }
+    const VecF e = (e0 + e1) + (e2 + e3);
+    s0 += widen_lo(e);
+    s1 += widen_hi(e);
+  }
   for (; i + L <= n; i += L) {
     const VecF e = vexp(load(x + i) - vmx);
     if constexpr (!kLog) store(y + i, e);
@@ -205,11 +219,23 @@ void softmax_row_f32(float* y, const float* x, int64_t n) {
 template <bool kLog>
 void softmax_row_f64(double* y, const double* x, int64_t n) {
   constexpr int64_t L = kLanesD;
-  double mx = x[0];
+  VecD m = load_d(x);
+  VecL nan_lanes = m != m;
+  int64_t k = L;
+  for (; k + L <= n; k += L) {
+    const VecD v = load_d(x + k);
+    m = v > m ? v : m;
+    nan_lanes |= v != v;
+  }
+  double mx = m[0];
   bool nan = false;
-  for (int64_t i = 0; i < n; ++i) {
-    mx = x[i] > mx ? x[i] : mx;
-    nan = nan || x[i] != x[i];
+  for (int l = 0; l < L; ++l) {
+    mx = m[l] > mx ? m[l] : mx;
+    nan = nan || nan_lanes[l] != 0;
+  }
+  for (; k < n; ++k) {
+    mx = x[k] > mx ? x[k] : mx;
+    nan = nan || x[k] != x[k];
   }
   if (nan) mx = std::numeric_limits<double>::quiet_NaN();
   const VecD vmx = splat_d(mx);
