@@ -37,9 +37,9 @@ void add_sub_kernel(const ElementwiseArgs& a) {
       elementwise_kernel<T, T, T>(a, [](bool x, bool y) -> bool { return x || y; });
     } else {
       const M alpha = M(Sign) * kernel_param<M>(a.param[0]);
-      if constexpr (std::is_same_v<T, BFloat16>) {
-        if (alpha == 1.0f && try_dense_binary_bf16(a, [](auto x, auto y) { return x + y; })) return;
-        if (alpha == -1.0f && try_dense_binary_bf16(a, [](auto x, auto y) { return x - y; })) return;
+      if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) {
+        if (alpha == 1.0f && try_dense_binary_16<T>(a, [](auto x, auto y) { return x + y; })) return;
+        if (alpha == -1.0f && try_dense_binary_16<T>(a, [](auto x, auto y) { return x - y; })) return;
       }
       if constexpr (std::is_same_v<T, float>) {
         if (alpha == 1.0f && try_dense_binary_f32(a, kCachedF32, [](float x, float y) { return x + y; }))
@@ -65,7 +65,9 @@ void add_sub_kernel(const ElementwiseArgs& a) {
 }
 
 void mul_kernel(const ElementwiseArgs& a) {
-  if (a.dtype == kBFloat16 && try_dense_binary_bf16(a, [](auto x, auto y) { return x * y; })) return;
+  auto times = [](auto x, auto y) { return x * y; };
+  if (a.dtype == kBFloat16 && try_dense_binary_16<BFloat16>(a, times)) return;
+  if (a.dtype == kHalf && try_dense_binary_16<Half>(a, times)) return;
   if (a.dtype == kFloat && try_dense_binary_f32(a, kCachedF32, [](float x, float y) { return x * y; })) return;
 #if defined(__SSE2__)
   if (a.dtype == kFloat && try_streaming_binary_f32(a, [](__m128 x, __m128 y) { return _mm_mul_ps(x, y); },
@@ -79,7 +81,9 @@ void mul_kernel(const ElementwiseArgs& a) {
 }
 
 void div_kernel(const ElementwiseArgs& a) {  // floating only: integer inputs are promoted
-  if (a.dtype == kBFloat16 && try_dense_binary_bf16(a, [](auto x, auto y) { return x / y; })) return;
+  auto over = [](auto x, auto y) { return x / y; };
+  if (a.dtype == kBFloat16 && try_dense_binary_16<BFloat16>(a, over)) return;
+  if (a.dtype == kHalf && try_dense_binary_16<Half>(a, over)) return;
   if (a.dtype == kFloat && try_dense_binary_f32(a, kCachedF32, [](float x, float y) { return x / y; })) return;
   dispatch_floating(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -21,6 +21,8 @@
 #include <cstring>
 #include <limits>
 
+#include "ember/half.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -336,6 +338,40 @@ inline void store_bf16x2(uint16_t* out, VecF fa, VecF fb) {
   for (int k = 0; k < kLanesF; ++k) {
     out[k] = uint16_t(a[k]);
     out[kLanesF + k] = uint16_t(b[k]);
+  }
+#endif
+}
+
+/// kLanesF IEEE half values (raw bits) as float32, in order (F16C where the build has it).
+inline VecF load_f16(const uint16_t* p) {
+#if defined(__AVX512F__)
+  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  return (VecF)_mm512_maskz_cvtph_ps(__mmask16(0xffff), h);  // maskz: see vsqrt
+#elif defined(__AVX2__) && defined(__F16C__)
+  return (VecF)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+#else
+  VecF v;
+  for (int k = 0; k < kLanesF; ++k) v[k] = Half::to_float(p[k]);
+  return v;
+#endif
+}
+
+/// 2 * kLanesF float32 values to IEEE half bits, rounded to nearest even (a NaN becomes a
+/// quiet NaN of its sign, as Half::from_float for the NaNs arithmetic produces).
+inline void store_f16x2(uint16_t* out, VecF a, VecF b) {
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+#if defined(__AVX512F__)
+  const __mmask16 all = 0xffff;
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_maskz_cvtps_ph(all, (__m512)a, kNearest));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + kLanesF), _mm512_maskz_cvtps_ph(all, (__m512)b, kNearest));
+#elif defined(__AVX2__) && defined(__F16C__)
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_cvtps_ph((__m256)a, kNearest));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + kLanesF), _mm256_cvtps_ph((__m256)b, kNearest));
+#else
+  (void)kNearest;
+  for (int k = 0; k < kLanesF; ++k) {
+    out[k] = Half::from_float(a[k]);
+    out[kLanesF + k] = Half::from_float(b[k]);
   }
 #endif
 }
