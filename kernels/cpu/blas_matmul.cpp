@@ -44,17 +44,18 @@ void blas_batched(const MatmulArgs& a, Gemm gemm) {
 // then spin against ember's OpenMP team (a training step 2.6x slower). ember then loads its
 // own OpenMP build privately (RTLD_LOCAL, and RTLD_DEEPBIND so that the copy's internal
 // calls stay in the copy) and calls it through these pointers; the other library keeps its
-// OpenBLAS. AddressSanitizer refuses RTLD_DEEPBIND, so sanitizer builds only warn.
+// OpenBLAS. The copy's own libc then serves its allocations, which never cross into ember.
+// AddressSanitizer and ThreadSanitizer refuse RTLD_DEEPBIND, so sanitizer builds only warn.
 struct BlasLibrary {
   decltype(&cblas_sgemm) sgemm = cblas_sgemm;
   decltype(&cblas_dgemm) dgemm = cblas_dgemm;
   int parallel = 0;  // openblas_get_parallel() of the library called: 0 serial, 1 pthreads, 2 OpenMP
 };
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define EMBER_BLAS_NO_DEEPBIND 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define EMBER_BLAS_NO_DEEPBIND 1
 #endif
 #endif
@@ -72,11 +73,16 @@ BlasLibrary choose_blas_library() {
     dlclose(lib);
   }
 #endif
+#if defined(EMBER_BLAS_NO_DEEPBIND)
+  const char* why = "a sanitizer build does not load its own";
+#else
+  const char* why = "ember could not load its own, " EMBER_OPENBLAS_OPENMP_FILE;
+#endif
   EMBER_WARN_FMT("ember was built against OpenBLAS's OpenMP build, but this process runs another OpenBLAS "
-                 "(openblas_get_parallel() = {}) and ember could not load its own ({}): its threads and ember's "
-                 "OpenMP threads will compete for the cores. Load libember before other users of "
-                 "libopenblas.so.0, or set OMP_WAIT_POLICY=passive.",
-                 linked.parallel, EMBER_OPENBLAS_OPENMP_FILE);
+                 "(openblas_get_parallel() = {}) and {}: its threads and ember's OpenMP threads will compete "
+                 "for the cores. Load libember before other users of libopenblas.so.0, or set "
+                 "OMP_WAIT_POLICY=passive.",
+                 linked.parallel, why);
   return linked;
 }
 #else

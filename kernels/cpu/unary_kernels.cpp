@@ -77,7 +77,7 @@ template <class Op, bool kF64 = false>
 bool try_vec_unary(const ElementwiseArgs& a) {
   if (a.ninputs != 1 || (a.dtype != kFloat && a.dtype != kHalf && a.dtype != kBFloat16 && !(kF64 && a.dtype == kDouble)))
     return false;
-  if (a.contiguous && a.strides[1][0] != 1) return false;  // one broadcast value: the generic loop
+  if (a.numel == 0 || (a.contiguous && a.strides[1][0] != 1)) return false;  // the generic loop
   dispatch_floating(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<opmath_t<T>, float> || (kF64 && std::is_same_v<T, double>)) {

@@ -359,7 +359,9 @@ inline VecF load_f16(const uint16_t* p) {
 /// 2 * kLanesF float32 values to IEEE half bits, rounded to nearest even (a NaN becomes a
 /// quiet NaN of its sign, as Half::from_float for the NaNs arithmetic produces).
 inline void store_f16x2(uint16_t* out, VecF a, VecF b) {
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__F16C__))
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+#endif
 #if defined(__AVX512F__)
   const __mmask16 all = 0xffff;
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_maskz_cvtps_ph(all, (__m512)a, kNearest));
@@ -368,7 +370,6 @@ inline void store_f16x2(uint16_t* out, VecF a, VecF b) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_cvtps_ph((__m256)a, kNearest));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out + kLanesF), _mm256_cvtps_ph((__m256)b, kNearest));
 #else
-  (void)kNearest;
   for (int k = 0; k < kLanesF; ++k) {
     out[k] = Half::from_float(a[k]);
     out[kLanesF + k] = Half::from_float(b[k]);
