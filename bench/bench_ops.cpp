@@ -7,12 +7,13 @@
 // Use: ember_bench_ops [repetitions, default 5] [case name substring: only those cases];
 // prints the median time of each side in microseconds.
 #include <ember/ember.h>
+
+#include "side_by_side.h"
 #ifdef EMBER_BENCH_WITH_TORCH
 #include <torch/torch.h>
 #endif
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -21,31 +22,7 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Seconds per call of fn, over enough calls to take about 0.05 s (after one warm-up call).
-double time_per_call(const std::function<void()>& fn) {
-  fn();
-  int calls = 1;
-  for (;;) {
-    const auto start = Clock::now();
-    for (int i = 0; i < calls; ++i) fn();
-    const double s = std::chrono::duration<double>(Clock::now() - start).count();
-    if (s > 0.05 || calls >= 1 << 16) return s / calls;
-    calls *= 2;
-  }
-}
-
-struct Case {
-  std::string name;
-  std::function<void()> ours;
-  std::function<void()> theirs;  // empty without libtorch
-};
+using Case = ember_bench::SideBySideCase;
 
 const char* dtype_label(ember::ScalarType t) {
   return t == ember::kFloat ? "f32" : t == ember::kDouble ? "f64" : "bf16";
@@ -105,22 +82,13 @@ int main(int argc, char** argv) {
   const std::vector<Case> cases = make_cases();
   std::printf("== CPU ops, ember capability %s (median of %d; microseconds per call)\n", ember::cpu_capability(),
               reps);
-  std::printf("%-40s %10s %10s %8s\n", "case", "ember", "libtorch", "ratio");
-  for (const Case& c : cases) {
-    if (argc > 2 && c.name.find(argv[2]) == std::string::npos) continue;
-    std::vector<double> ours, theirs;
-    for (int r = 0; r < reps; ++r) {
-      ours.push_back(time_per_call(c.ours));
-      if (c.theirs) theirs.push_back(time_per_call(c.theirs));
-    }
-    const double e = median(ours) * 1e6;
-    if (theirs.empty()) {
-      std::printf("%-40s %10.2f %10s %8s\n", c.name.c_str(), e, "-", "-");
-    } else {
-      const double t = median(theirs) * 1e6;
-      std::printf("%-40s %10.2f %10.2f %7.2fx\n", c.name.c_str(), e, t, e / t);
-    }
-    std::fflush(stdout);
-  }
+  ember_bench::SideBySideOptions options;
+  options.repetitions = reps;
+  options.filter = argc > 2 ? argv[2] : nullptr;
+  options.min_seconds = 0.05;
+  options.max_calls = 1 << 16;
+  options.unit_scale = 1e6;
+  options.name_width = 40;
+  ember_bench::run_side_by_side(cases, options);
   return 0;
 }

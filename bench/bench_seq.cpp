@@ -11,12 +11,13 @@
 // Use: ember_bench_seq [repetitions, default 5] [case name substring: only those cases];
 // prints the median time of each side.
 #include <ember/ember.h>
+
+#include "side_by_side.h"
 #ifdef EMBER_BENCH_WITH_TORCH
 #include <torch/torch.h>
 #endif
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -28,31 +29,7 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Seconds per call of fn, over enough calls to take about 0.2 s (after one warm-up call).
-double time_per_call(const std::function<void()>& fn) {
-  fn();
-  int calls = 1;
-  for (;;) {
-    const auto start = Clock::now();
-    for (int i = 0; i < calls; ++i) fn();
-    const double s = std::chrono::duration<double>(Clock::now() - start).count();
-    if (s > 0.2 || calls >= 1 << 12) return s / calls;
-    calls *= 2;
-  }
-}
-
-struct Case {
-  std::string name;
-  std::function<void()> ours;
-  std::function<void()> theirs;  // empty without libtorch
-};
+using Case = ember_bench::SideBySideCase;
 
 #ifdef EMBER_BENCH_WITH_TORCH
 torch::Tensor to_torch(const ember::Tensor& e) {
@@ -207,22 +184,9 @@ int main(int argc, char** argv) {
   cases.push_back(sdpa_case());
 
   std::printf("== forward + backward, CPU, float32 (median of %d; ms per call)\n", reps);
-  std::printf("%-52s %10s %10s %8s\n", "case", "ember", "libtorch", "ratio");
-  for (const Case& c : cases) {
-    if (argc > 2 && c.name.find(argv[2]) == std::string::npos) continue;
-    std::vector<double> ours, theirs;
-    for (int r = 0; r < reps; ++r) {
-      ours.push_back(time_per_call(c.ours));
-      if (c.theirs) theirs.push_back(time_per_call(c.theirs));
-    }
-    const double e = median(ours) * 1e3;
-    if (theirs.empty()) {
-      std::printf("%-52s %10.3f %10s %8s\n", c.name.c_str(), e, "-", "-");
-    } else {
-      const double t = median(theirs) * 1e3;
-      std::printf("%-52s %10.3f %10.3f %7.2fx\n", c.name.c_str(), e, t, e / t);
-    }
-    std::fflush(stdout);
-  }
+  ember_bench::SideBySideOptions options;
+  options.repetitions = reps;
+  options.filter = argc > 2 ? argv[2] : nullptr;
+  ember_bench::run_side_by_side(cases, options);
   return 0;
 }
