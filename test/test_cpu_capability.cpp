@@ -38,7 +38,7 @@ TEST_CASE("cpu capability: exp, tanh, sigmoid, sqrt and relu give a value the sa
   manual_seed(seed);
   // 37 x 45: rows that end inside a vector, lanes of every width, and a transposed walk.
   Tensor base = randn({37, 45}, kDouble) * 6;
-  for (ScalarType dt : {kFloat, kHalf, kBFloat16}) {
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
     INFO("dtype " << name(dt));
     Tensor x = base.to(dt);
     Tensor xt = x.t().contiguous().t();  // the same values, column-major

@@ -52,10 +52,7 @@ EMBER_FLOAT_UNARY(reciprocal_kernel, M(1) / x)
 template <class Op, class T>
 void map_vec(T* out, int64_t os, const T* x, int64_t xs, int64_t n) {  // strides in elements
   using M = opmath_t<T>;  // float or double
-  auto map = [](M* o, const M* i, int64_t len) {
-    if constexpr (std::is_same_v<M, double>) map_f64<Op>(o, i, len);
-    else map_f32<Op>(o, i, len);
-  };
+  auto map = [](M* o, const M* i, int64_t len) { map_lanes<Op>(o, i, len); };
   if constexpr (std::is_same_v<T, M>) {
     if (os == 1 && xs == 1) {
       map(out, x, n);

@@ -54,12 +54,12 @@ inline VecF load(const float* p) {
   return v;
 }
 inline void store(float* p, VecF v) { std::memcpy(p, &v, sizeof v); }
-inline VecD load_d(const double* p) {
+inline VecD load(const double* p) {
   VecD v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline void store_d(double* p, VecD v) { std::memcpy(p, &v, sizeof v); }
+inline void store(double* p, VecD v) { std::memcpy(p, &v, sizeof v); }
 inline VecF splat(float x) { return VecF{} + x; }
 inline VecD splat_d(double x) { return VecD{} + x; }
 /// The low and high halves of VecF's lanes as float64 (one instruction each where the
@@ -272,7 +272,7 @@ inline VecD vtanh(VecD x) {
   return (VecD)((VecL)(ax < splat_d(0.625) ? small : large) | sign);
 }
 
-/// Elementwise ops for map_f32 and map_f64: each maps a VecF (and a VecD where float64
+/// Elementwise ops for map_lanes: each maps a VecF (and a VecD where float64
 /// has a vector form).
 struct ExpF32 {
   static VecF vec(VecF x) { return vexp(x); }
@@ -377,29 +377,17 @@ inline void store_f16x2(uint16_t* out, VecF a, VecF b) {
 #endif
 }
 
-/// out[i] = Op(x[i]) for i < n; out may be x. The last n % kLanesF elements go through a
-/// zero-padded vector, so a value gets the same result wherever it sits.
-template <class Op>
-void map_f32(float* out, const float* x, int64_t n) {
+/// out[i] = Op(x[i]) for i < n, T float32 or float64; out may be x. The last elements go
+/// through a zero-padded vector, so a value gets the same result wherever it sits.
+template <class Op, class T>
+void map_lanes(T* out, const T* x, int64_t n) {
+  constexpr int64_t L = kVecBytes / int64_t(sizeof(T));
   int64_t i = 0;
-  for (; i + kLanesF <= n; i += kLanesF) store(out + i, Op::vec(load(x + i)));
+  for (; i + L <= n; i += L) store(out + i, Op::vec(load(x + i)));
   if (i < n) {
-    float buf[kLanesF] = {};
+    T buf[L] = {};
     for (int64_t k = 0; k < n - i; ++k) buf[k] = x[i + k];
     store(buf, Op::vec(load(buf)));
-    for (int64_t k = 0; k < n - i; ++k) out[i + k] = buf[k];
-  }
-}
-
-/// out[i] = Op(x[i]) in float64, as map_f32.
-template <class Op>
-void map_f64(double* out, const double* x, int64_t n) {
-  int64_t i = 0;
-  for (; i + kLanesD <= n; i += kLanesD) store_d(out + i, Op::vec(load_d(x + i)));
-  if (i < n) {
-    double buf[kLanesD] = {};
-    for (int64_t k = 0; k < n - i; ++k) buf[k] = x[i + k];
-    store_d(buf, Op::vec(load_d(buf)));
     for (int64_t k = 0; k < n - i; ++k) out[i + k] = buf[k];
   }
 }

@@ -48,12 +48,12 @@ inline double sum_f64(const double* p, int64_t n) {
   VecD a0 = {}, a1 = {}, a2 = {}, a3 = {};
   int64_t i = 0;
   for (; i + 4 * L <= n; i += 4 * L) {
-    a0 += load_d(p + i);
-    a1 += load_d(p + i + L);
-    a2 += load_d(p + i + 2 * L);
-    a3 += load_d(p + i + 3 * L);
+    a0 += load(p + i);
+    a1 += load(p + i + L);
+    a2 += load(p + i + 2 * L);
+    a3 += load(p + i + 3 * L);
   }
-  for (; i + L <= n; i += L) a0 += load_d(p + i);
+  for (; i + L <= n; i += L) a0 += load(p + i);
   double t = lane_sum((a0 + a1) + (a2 + a3));
   for (; i < n; ++i) t += p[i];
   return t;
@@ -120,8 +120,8 @@ inline void accumulate2_f32(double* acc, const float* x, const float* x2, int64_
   int64_t i = 0;
   for (; i + kLanesF <= n; i += kLanesF) {
     const VecF f = load(x + i) + load(x2 + i);
-    store_d(acc + i, load_d(acc + i) + widen_lo(f));
-    store_d(acc + i + kLanesD, load_d(acc + i + kLanesD) + widen_hi(f));
+    store(acc + i, load(acc + i) + widen_lo(f));
+    store(acc + i + kLanesD, load(acc + i + kLanesD) + widen_hi(f));
   }
   for (; i < n; ++i) acc[i] += double(x[i] + x2[i]);
 }
@@ -219,11 +219,11 @@ void softmax_row_f32(float* y, const float* x, int64_t n) {
 template <bool kLog>
 void softmax_row_f64(double* y, const double* x, int64_t n) {
   constexpr int64_t L = kLanesD;
-  VecD m = load_d(x);
+  VecD m = load(x);
   VecL nan_lanes = m != m;
   int64_t k = L;
   for (; k + L <= n; k += L) {
-    const VecD v = load_d(x + k);
+    const VecD v = load(x + k);
     m = v > m ? v : m;
     nan_lanes |= v != v;
   }
@@ -242,8 +242,8 @@ void softmax_row_f64(double* y, const double* x, int64_t n) {
   VecD s = {};
   int64_t i = 0;
   for (; i + L <= n; i += L) {
-    const VecD e = vexp(load_d(x + i) - vmx);
-    if constexpr (!kLog) store_d(y + i, e);
+    const VecD e = vexp(load(x + i) - vmx);
+    if constexpr (!kLog) store(y + i, e);
     s += e;
   }
   double sum = 0;
@@ -251,7 +251,7 @@ void softmax_row_f64(double* y, const double* x, int64_t n) {
   if (i < n) {
     double buf[L] = {};
     for (int64_t k = 0; k < n - i; ++k) buf[k] = x[i + k] - mx;
-    store_d(buf, vexp(load_d(buf)));
+    store(buf, vexp(load(buf)));
     for (int64_t k = 0; k < n - i; ++k) {
       if constexpr (!kLog) y[i + k] = buf[k];
       sum += buf[k];
