@@ -128,6 +128,9 @@ void forward_cpu_kernels() {
       case OpFamily::Optim:
         register_kernel(op, kPrivateUse1, reinterpret_cast<OptimKernel>(cpu.fn), dtypes);
         break;
+      case OpFamily::Conv:
+        register_kernel(op, kPrivateUse1, reinterpret_cast<ConvKernel>(cpu.fn), dtypes);
+        break;
     }
   }
 }

@@ -379,6 +379,19 @@ std::vector<OpEntry> make_table() {
     optim::detail::run_amp_unscale(g, 1.0 / 1024, flag);
     return V{g, flag};
   });
+  // library kernels (oneDNN, cuDNN): a strided, padded, grouped convolution and its gradients
+  set(Op::Convolution, [](const Ctx& c) {
+    Tensor x = c.in(random_of({3, 4, 11, 9}, c.dt)), w = c.in(random_of({6, 2, 3, 2}, c.dt));
+    Tensor b = c.in(random_of({6}, c.dt));
+    return V{conv2d(x, w, b, {2, 1}, {1, 0}, 1, 2), conv1d(x.select(2, 0), w.select(3, 0), {}, 1, 1, 2, 2)};
+  }, true);
+  set(Op::ConvolutionBackward, [](const Ctx& c) {
+    Tensor x = c.in(random_of({3, 4, 11, 9}, c.dt)).requires_grad_();
+    Tensor w = c.in(random_of({6, 2, 3, 2}, c.dt)).requires_grad_(), b = c.in(random_of({6}, c.dt)).requires_grad_();
+    Tensor g = c.in(random_of({3, 6, 6, 8}, c.dt));
+    conv2d(x, w, b, {2, 1}, {1, 0}, 1, 2).backward(g);
+    return V{x.grad(), w.grad(), b.grad()};
+  }, true);
   return t;
 }
 
@@ -453,7 +466,8 @@ TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
     CHECK(bool(table()[size_t(i)].call));
     bool any = false;
     for (ScalarType dt : kDtypes) any = any || has_kernel(op, kCPU, dt);
-    CHECK(any);
+    // Library kernels are optional (Note [Library kernels]): oneDNN's, when the build has it.
+    CHECK(any == (op_family(op) != OpFamily::Conv || onednn_available()));
   }
   // The families partition the enum in order: elementwise, reduce, dim, matmul, then selection.
   CHECK(op_family(Op::Fill) == OpFamily::Elementwise);
@@ -473,6 +487,8 @@ TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
   CHECK(op_family(Op::RmspropStep) == OpFamily::Optim);
   CHECK(op_family(Op::AdagradStep) == OpFamily::Optim);
   CHECK(op_family(Op::AmpUnscale) == OpFamily::Optim);
+  CHECK(op_family(Op::Convolution) == OpFamily::Conv);
+  CHECK(op_family(Op::ConvolutionBackward) == OpFamily::Conv);
 }
 
 TEST_CASE("parity: each table entry runs its Op on the CPU, deterministically") {

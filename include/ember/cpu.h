@@ -20,4 +20,14 @@ EMBER_API const char* cpu_capability();
 /// (always starts with "default").
 EMBER_API std::vector<std::string> available_cpu_capabilities();
 
+/// Whether this build runs float32 CPU convolutions on oneDNN (CMake EMBER_ONEDNN;
+/// Note [Library kernels]). Without it the portable im2col + GEMM form runs: same results
+/// within rounding, slower.
+EMBER_API bool onednn_available();
+/// Switches oneDNN off or back on for the whole process (libtorch's
+/// at::globalContext().setUserEnabledMkldnn): off, the portable kernels run. Default on.
+EMBER_API void set_onednn_enabled(bool enabled);
+/// Whether oneDNN is available and switched on.
+EMBER_API bool onednn_enabled();
+
 }  // namespace ember

@@ -3,6 +3,7 @@
 /// and strides only, so the CPU and CUDA backends (and user backends) read the same
 /// struct; the CUDA backend passes them to kernels by value.
 
+#include <cstddef>
 #include <cstdint>
 
 #include "ember/export.h"
@@ -227,6 +228,37 @@ struct OptimArgs {
   bool nesterov = false, first_step = false;               // SGD
   bool amsgrad = false, decoupled_weight_decay = false;    // Adam / AdamW
   bool centered = false;                                   // RMSprop
+};
+
+/// Convolution with 1 to 3 spatial dims (Note [Library kernels]), on dense contiguous
+/// tensors: input (N, C_in, spatial...), weight (C_out, C_in / groups, kernel...), bias
+/// (C_out) or null, output (N, C_out, out...). Padding is `padding` zeros before each
+/// spatial dim and whatever the output size leaves after it (output_size follows
+/// libtorch's floor rule, so the far side may have less padding or none).
+///  - Convolution: output = conv(input, weight) + bias.
+///  - ConvolutionBackward: from grad_output (the output's shape), writes grad_input,
+///    grad_weight and grad_bias, each only when its pointer is set; input and weight are
+///    the forward's.
+/// Scratch memory comes from `workspace(workspace_ctx, bytes)`: ember's caching allocator
+/// on the op's device, valid until the kernel returns.
+struct ConvArgs {
+  static constexpr int kMaxSpatial = 3;
+
+  ScalarType dtype = ScalarType::Float;
+  int spatial = 2;
+  int64_t batch = 0, in_channels = 0, out_channels = 0, groups = 1;
+  int64_t input_size[kMaxSpatial] = {}, output_size[kMaxSpatial] = {}, kernel[kMaxSpatial] = {};
+  int64_t stride[kMaxSpatial] = {}, padding[kMaxSpatial] = {}, dilation[kMaxSpatial] = {};
+  const char* input = nullptr;
+  const char* weight = nullptr;
+  const char* bias = nullptr;
+  char* output = nullptr;
+  const char* grad_output = nullptr;
+  char* grad_input = nullptr;
+  char* grad_weight = nullptr;
+  char* grad_bias = nullptr;
+  void* (*workspace)(void* ctx, size_t bytes) = nullptr;
+  void* workspace_ctx = nullptr;
 };
 
 }  // namespace ember

@@ -14,6 +14,10 @@
 ///   optim        void(const OptimArgs&)        the fused optimizer updates (SGD, Adam / AdamW,
 ///                                              RMSprop, Adagrad)
 ///                                              and GradScaler's unscale with its inf check
+///   conv         void(const ConvArgs&)         convolution and its backward, where a vendor
+///                                              library provides them (Note [Library kernels]):
+///                                              optional; without one, the op front-end composes
+///                                              the portable im2col + GEMM form
 /// A kernel switches on the dtype itself; the registry records which dtypes it takes.
 /// Register before the first op runs on that device type (registration takes no lock).
 
@@ -54,7 +58,9 @@ class StreamEvents;
   /* selection along one dim by an index list (advanced indexing stands on these) */      \
   _(IndexSelect) _(IndexCopy) _(IndexAdd) _(Nonzero)                                       \
   /* fused optimizer updates: one kernel per parameter tensor per step */                  \
-  _(SgdStep) _(AdamStep) _(RmspropStep) _(AdagradStep) _(AmpUnscale)
+  _(SgdStep) _(AdamStep) _(RmspropStep) _(AdagradStep) _(AmpUnscale)                     \
+  /* library kernels: optional per device type (Note [Library kernels]) */                 \
+  _(Convolution) _(ConvolutionBackward)
 
 enum class Op : uint8_t {
 #define EMBER_OP_ENUM(name) name,
@@ -64,10 +70,11 @@ enum class Op : uint8_t {
 };
 inline constexpr int kNumOps = static_cast<int>(Op::kNumOps);
 
-enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select, Sort, Index, Optim };
+enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select, Sort, Index, Optim, Conv };
 constexpr OpFamily op_family(Op op) {
   if (op == Op::Gather || op == Op::Scatter) return OpFamily::Select;
   if (op == Op::Sort) return OpFamily::Sort;
+  if (op >= Op::Convolution) return OpFamily::Conv;
   if (op >= Op::SgdStep) return OpFamily::Optim;
   return op < Op::Sum ? OpFamily::Elementwise
          : op < Op::Softmax ? OpFamily::Reduce
@@ -86,6 +93,7 @@ using SelectKernel = void (*)(const SelectArgs&);
 using SortKernel = void (*)(const SortArgs&);
 using IndexKernel = void (*)(const IndexArgs&);
 using OptimKernel = void (*)(const OptimArgs&);
+using ConvKernel = void (*)(const ConvArgs&);
 
 /// A set of dtypes, one bit per ScalarType.
 class DtypeSet {
@@ -114,6 +122,7 @@ EMBER_API void register_kernel(Op op, DeviceType type, SelectKernel fn, DtypeSet
 EMBER_API void register_kernel(Op op, DeviceType type, SortKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, IndexKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, OptimKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, ConvKernel fn, DtypeSet dtypes);
 /// Whether `op` runs on `type` for tensors of `dtype`.
 EMBER_API bool has_kernel(Op op, DeviceType type, ScalarType dtype);
 

@@ -72,6 +72,7 @@ const char* family_kernel_name(OpFamily f) {
     case OpFamily::Sort: return "SortKernel";
     case OpFamily::Index: return "IndexKernel";
     case OpFamily::Optim: return "OptimKernel";
+    case OpFamily::Conv: return "ConvKernel";
   }
   return "?";
 }
@@ -112,6 +113,9 @@ void register_kernel(Op op, DeviceType type, IndexKernel fn, DtypeSet dtypes) {
 }
 void register_kernel(Op op, DeviceType type, OptimKernel fn, DtypeSet dtypes) {
   put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Optim);
+}
+void register_kernel(Op op, DeviceType type, ConvKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Conv);
 }
 
 bool has_kernel(Op op, DeviceType type, ScalarType dtype) {

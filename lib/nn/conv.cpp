@@ -2,7 +2,8 @@
 // windows copied as columns [N, C, kH, kW, OH, OW] (im2col) and a batched matmul with the
 // weight viewed as [groups, C_out / groups, C_in / groups * kH * kW] (3-D: the N-D windows,
 // [N, C, kD, kH, kW, OD, OH, OW]); autograd follows
-// from those ops. Checks come in libtorch 1.13's order with its texts.
+// from those ops. Where the device has a library kernel (oneDNN), that runs instead
+// (Note [Library kernels] in conv_library.cpp). Checks come in libtorch 1.13's order with its texts.
 #include "ember/nn/conv.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "core/torch_dtype_name.h"
 #include "ember/ops.h"
 #include "nn/conv_checks.h"
+#include "nn/conv_library.h"
 #include "nn/sliding_windows.h"
 #include "tensor/tensor_factory.h"
 
@@ -83,6 +85,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
                expand_param(dilation, "dilation", dim), groups};
   expand_param(std::vector<int64_t>(size_t(spatial), 0), "output_padding", dim);
   nn::detail::check_conv(input, weight, bias, p, /*transposed=*/false);
+  if (nn::detail::library_convolution_applies(input, weight, bias))
+    return nn::detail::library_convolution(input, weight, bias, p);
   if (dim == 2) return conv2d_columns(input, weight, bias, p);
   if (dim == 3) return conv3d_columns(input, weight, bias, p);
   // Only conv1d reaches here with dim 1 (conv2d's input of 4 dims cannot match a 3-D weight).

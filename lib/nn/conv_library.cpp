@@ -1,0 +1,215 @@
+// Convolution as one registry op, for devices whose backend has a library kernel.
+//
+// Note [Library kernels]
+// Convolution (and, as they come, pooling, normalization, RNN and fused attention) is a
+// registry op family like any other, but optional: a backend registers Op::Convolution and
+// Op::ConvolutionBackward when it has a vendor library (oneDNN on the CPU, float32; cuDNN
+// on CUDA), and the front-end uses them when the op's device has them for the dtype, else
+// composes the portable im2col + GEMM form (conv.cpp), which every device can run. The
+// library form is recorded as one node, ConvolutionBackward0 as in libtorch, whose backward
+// is Op::ConvolutionBackward. Under create_graph that backward is instead written in
+// ordinary ember ops (a transposed convolution for the input, columns times the gradient
+// for the weight), so double backward works on every device. Library state (primitive
+// caches, streams) lives in the backend, per thread; workspaces come from ember's caching
+// allocator through ConvArgs::workspace. ember::set_onednn_enabled(false) switches the CPU
+// library off, as libtorch's setUserEnabledMkldnn does.
+#include "nn/conv_library.h"
+
+#include <vector>
+
+#include "autograd/node.h"
+#include "dispatch/kernel_table.h"
+#include "dispatch/library_kernels.h"
+#include "ember/autograd.h"
+#include "ember/nn/conv_transpose.h"
+#include "ember/ops.h"
+#include "nn/sliding_windows.h"
+#include "placement/placement.h"
+
+namespace ember::nn::detail {
+
+namespace {
+
+// ConvArgs::workspace: each request is a byte tensor from the device's caching allocator,
+// kept until the kernel has returned.
+struct Workspace {
+  Device device;
+  std::vector<Tensor> blocks;
+
+  static void* allocate(void* ctx, size_t bytes) {
+    auto* w = static_cast<Workspace*>(ctx);
+    w->blocks.push_back(empty({int64_t(bytes)}, TensorOptions(kByte).device(w->device)));
+    return w->blocks.back().data_ptr();
+  }
+};
+
+// The shape fields of ConvArgs for contiguous operands.
+ConvArgs conv_args(const Tensor& input, const Tensor& weight, IntArrayRef out_sizes, const ConvParams& p) {
+  ConvArgs a;
+  a.dtype = input.dtype();
+  a.spatial = int(input.dim() - 2);
+  a.batch = input.size(0);
+  a.in_channels = input.size(1);
+  a.out_channels = weight.size(0);
+  a.groups = p.groups;
+  for (int d = 0; d < a.spatial; ++d) {
+    a.input_size[d] = input.size(d + 2);
+    a.output_size[d] = out_sizes[size_t(d) + 2];
+    a.kernel[d] = weight.size(d + 2);
+    a.stride[d] = p.stride[size_t(d)];
+    a.padding[d] = p.padding[size_t(d)];
+    a.dilation[d] = p.dilation[size_t(d)];
+  }
+  return a;
+}
+
+std::vector<int64_t> output_sizes(const Tensor& input, const Tensor& weight, const ConvParams& p) {
+  std::vector<int64_t> out = {input.size(0), weight.size(0)};
+  for (size_t d = 0; d + 2 < size_t(input.dim()); ++d) {
+    const int64_t k = weight.size(int64_t(d) + 2);
+    out.push_back((input.size(int64_t(d) + 2) + 2 * p.padding[d] - p.dilation[d] * (k - 1) - 1) / p.stride[d] + 1);
+  }
+  return out;
+}
+
+std::vector<int64_t> reduced_dims(int64_t dim) {
+  std::vector<int64_t> dims = {0};
+  for (int64_t d = 2; d < dim; ++d) dims.push_back(d);
+  return dims;
+}
+
+// grad_input in ember ops: the transposed convolution of g, with the output padding that
+// gives back the input's size (what the floor rule dropped).
+Tensor input_grad_composite(const Tensor& g, const Tensor& weight, IntArrayRef input_sizes, const ConvParams& p) {
+  std::vector<int64_t> output_padding;
+  for (size_t d = 0; d + 2 < input_sizes.size(); ++d) {
+    const int64_t k = weight.size(int64_t(d) + 2), out = g.size(int64_t(d) + 2);
+    output_padding.push_back(input_sizes[d + 2] -
+                             ((out - 1) * p.stride[d] - 2 * p.padding[d] + p.dilation[d] * (k - 1) + 1));
+  }
+  if (g.dim() == 3)
+    return conv_transpose1d(g, weight, {}, p.stride, p.padding, output_padding, p.groups, p.dilation);
+  if (g.dim() == 4)
+    return conv_transpose2d(g, weight, {}, p.stride, p.padding, output_padding, p.groups, p.dilation);
+  return conv_transpose3d(g, weight, {}, p.stride, p.padding, output_padding, p.groups, p.dilation);
+}
+
+// grad_weight in ember ops: per group, g [N, C_out/G, L] times the columns of the padded
+// input [N, K, L] transposed, summed over the batch.
+Tensor weight_grad_composite(const Tensor& input, const Tensor& g, IntArrayRef weight_sizes, const ConvParams& p) {
+  const size_t spatial = size_t(input.dim() - 2);
+  if (spatial == 1) {  // as 2-D with a height of 1
+    ConvParams p2{{1, p.stride[0]}, {0, p.padding[0]}, {1, p.dilation[0]}, p.groups, {}};
+    const std::vector<int64_t> w2 = {weight_sizes[0], weight_sizes[1], 1, weight_sizes[2]};
+    return weight_grad_composite(input.unsqueeze(2), g.unsqueeze(2), w2, p2).view(weight_sizes);
+  }
+  std::vector<int64_t> pad_nd, kernel, out;
+  for (size_t i = spatial; i-- > 0;) pad_nd.insert(pad_nd.end(), {p.padding[i], p.padding[i]});
+  for (size_t d = 0; d < spatial; ++d) {
+    kernel.push_back(weight_sizes[d + 2]);
+    out.push_back(g.size(int64_t(d) + 2));
+  }
+  const Tensor x = constant_pad_nd(input, pad_nd, 0);
+  Tensor cols;
+  if (spatial == 2) {
+    const Window2d win{kernel[0], kernel[1], p.stride[0], p.stride[1], p.dilation[0], p.dilation[1]};
+    cols = sliding_windows(x, win, out[0], out[1], {kWinBatch, kWinChannel, kWinKernelH, kWinKernelW, kWinOutH, kWinOutW});
+  } else {
+    cols = sliding_windows_nd(x, WindowNd{kernel, p.stride, p.dilation}, out);
+  }
+  const int64_t n = input.size(0), groups = p.groups, out_c = weight_sizes[0];
+  int64_t l = 1;
+  for (int64_t o : out) l *= o;
+  const int64_t k = cols.numel() / (n * groups * l);  // C_in / groups * kernel volume
+  const Tensor gw = matmul(g.reshape({n, groups, out_c / groups, l}), cols.view({n, groups, k, l}).transpose(-1, -2));
+  return gw.sum(0).reshape(weight_sizes);
+}
+
+// The kernel's backward: the gradients the node needs, on the forward's device.
+autograd::variable_list kernel_backward(const Tensor& g0, const Tensor& input, const Tensor& weight, const ConvParams& p,
+                              const autograd::FormulaNode& node) {
+  autograd::variable_list out(3);
+  Tensor ins[3] = {g0, input, weight};
+  ember::detail::DeviceEntry& dev = ember::detail::place_op(Op::ConvolutionBackward, ins, 3, input.dtype());
+  auto kernel = ember::detail::lookup_kernel<ConvKernel>(Op::ConvolutionBackward, dev.device.type(), input.dtype());
+  const Tensor g = ins[0].contiguous(), x = ins[1].contiguous(), w = ins[2].contiguous();
+  ConvArgs a = conv_args(x, w, g.sizes(), p);
+  Workspace ws{x.device(), {}};
+  a.workspace = &Workspace::allocate;
+  a.workspace_ctx = &ws;
+  a.input = static_cast<const char*>(x.data_ptr());
+  a.weight = static_cast<const char*>(w.data_ptr());
+  a.grad_output = static_cast<const char*>(g.data_ptr());
+  if (node.needs(0)) {
+    out[0] = empty(x.sizes(), x.options());
+    a.grad_input = static_cast<char*>(out[0].data_ptr());
+  }
+  if (node.needs(1)) {
+    out[1] = empty(w.sizes(), w.options());
+    a.grad_weight = static_cast<char*>(out[1].data_ptr());
+  }
+  if (node.needs(2)) {
+    out[2] = empty({w.size(0)}, w.options());
+    a.grad_bias = static_cast<char*>(out[2].data_ptr());
+  }
+  DeviceScope scope(x.device());
+  kernel(a);
+  return out;
+}
+
+}  // namespace
+
+bool library_convolution_applies(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  const ScalarType dt = input.dtype();
+  if (input.numel() == 0 || weight.dtype() != dt || (bias.defined() && bias.dtype() != dt)) return false;
+  // The device the op would run on (a scope moves it); the library form never moves it
+  // elsewhere, so that soft placement picks the same device as the portable form.
+  Device device = input.device();
+  ember::detail::scope_device(&device);
+  if (device != input.device() || weight.device() != device || (bias.defined() && bias.device() != device))
+    return false;
+  if (device.is_cpu() && (placement() == Placement::PreferAccelerator ||
+                          !ember::detail::g_onednn_user_enabled.load(std::memory_order_relaxed)))
+    return false;
+  return has_kernel(Op::Convolution, device.type(), dt);
+}
+
+Tensor library_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+  Tensor ins[3] = {input, weight, bias};
+  ember::detail::DeviceEntry& dev = ember::detail::place_op(Op::Convolution, ins, bias.defined() ? 3 : 2, input.dtype());
+  auto kernel = ember::detail::lookup_kernel<ConvKernel>(Op::Convolution, dev.device.type(), input.dtype());
+  const Tensor x = ins[0].contiguous(), w = ins[1].contiguous(), b = bias.defined() ? ins[2].contiguous() : Tensor();
+  const std::vector<int64_t> out_sizes = output_sizes(x, w, p);
+  Tensor y = empty(out_sizes, x.options());
+  ConvArgs a = conv_args(x, w, out_sizes, p);
+  Workspace ws{x.device(), {}};
+  a.workspace = &Workspace::allocate;
+  a.workspace_ctx = &ws;
+  a.input = static_cast<const char*>(x.data_ptr());
+  a.weight = static_cast<const char*>(w.data_ptr());
+  a.bias = b.defined() ? static_cast<const char*>(b.data_ptr()) : nullptr;
+  a.output = static_cast<char*>(y.data_ptr());
+  {
+    DeviceScope scope(dev.device);
+    kernel(a);
+  }
+  if (!(GradMode::is_enabled() && autograd::any_requires_grad({&input, &weight, &bias}))) return y;
+  auto node = autograd::record(
+      "ConvolutionBackward0", {&input, &weight, &bias}, {&y},
+      [p](autograd::FormulaNode& node, autograd::variable_list& grads) -> autograd::variable_list {
+        if (!grads[0].defined()) return autograd::variable_list(3);
+        const Tensor x = node.saved(0), w = node.saved(1);
+        if (!GradMode::is_enabled()) return kernel_backward(grads[0], x, w, p, node);
+        // create_graph: the same gradients as differentiable ember ops (double backward).
+        autograd::variable_list out(3);
+        if (node.needs(0)) out[0] = input_grad_composite(grads[0], w, x.sizes(), p);
+        if (node.needs(1)) out[1] = weight_grad_composite(x, grads[0], w.sizes(), p);
+        if (node.needs(2)) out[2] = grads[0].sum(reduced_dims(grads[0].dim()));
+        return out;
+      });
+  node->saved_[0] = autograd::SavedVariable(input, false);
+  node->saved_[1] = autograd::SavedVariable(weight, false);
+  return y;
+}
+
+}  // namespace ember::nn::detail

@@ -1,0 +1,17 @@
+#pragma once
+// Convolution through a device's library kernel (Note [Library kernels] in conv_library.cpp).
+
+#include "ember/tensor.h"
+#include "nn/conv_checks.h"
+
+namespace ember::nn::detail {
+
+/// Whether the convolution of these checked, batched operands (2 or 3 spatial dims) runs
+/// as Op::Convolution: the device it would run on has a library kernel for the dtype, the
+/// library is switched on, and the batch is not empty.
+bool library_convolution_applies(const Tensor& input, const Tensor& weight, const Tensor& bias);
+
+/// The convolution as one library kernel, recorded as ConvolutionBackward0.
+Tensor library_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p);
+
+}  // namespace ember::nn::detail
