@@ -131,6 +131,12 @@ void forward_cpu_kernels() {
       case OpFamily::Conv:
         register_kernel(op, kPrivateUse1, reinterpret_cast<ConvKernel>(cpu.fn), dtypes);
         break;
+      case OpFamily::Pool:
+        register_kernel(op, kPrivateUse1, reinterpret_cast<PoolKernel>(cpu.fn), dtypes);
+        break;
+      case OpFamily::Norm:
+        register_kernel(op, kPrivateUse1, reinterpret_cast<NormKernel>(cpu.fn), dtypes);
+        break;
     }
   }
 }

@@ -392,6 +392,22 @@ std::vector<OpEntry> make_table() {
     conv2d(x, w, b, {2, 1}, {1, 0}, 1, 2).backward(g);
     return V{x.grad(), w.grad(), b.grad()};
   }, true);
+  set(Op::MaxPool2d, [](const Ctx& c) {
+    Tensor x = c.in(random_of({3, 4, 11, 9}, c.dt));
+    auto [v, i] = max_pool2d_with_indices(x, {3, 2}, {2, 2}, {1, 1}, {1, 2}, true);
+    return V{v, i, max_pool2d(x.transpose(2, 3), 2)};
+  });
+  set(Op::BatchNormStats, [](const Ctx& c) {
+    Tensor x = c.in(random_of({6, 5, 7, 3}, c.dt));
+    Tensor rm = c.in(zeros({5}, c.dt)), rv = c.in(ones({5}, c.dt));
+    return V{batch_norm(x, {}, {}, rm, rv, true, 0.5, 1e-5), rm, rv};
+  }, true);
+  set(Op::BatchNormBackwardReduce, [](const Ctx& c) {
+    Tensor x = c.in(random_of({6, 5, 7, 3}, c.dt)).requires_grad_();
+    Tensor w = c.in(random_of({5}, c.dt)).requires_grad_(), b = c.in(random_of({5}, c.dt)).requires_grad_();
+    batch_norm(x, w, b, {}, {}, true, 0.1, 1e-5).backward(c.in(random_of({6, 5, 7, 3}, c.dt)));
+    return V{x.grad(), w.grad(), b.grad()};
+  }, true);
   return t;
 }
 
@@ -489,6 +505,9 @@ TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
   CHECK(op_family(Op::AmpUnscale) == OpFamily::Optim);
   CHECK(op_family(Op::Convolution) == OpFamily::Conv);
   CHECK(op_family(Op::ConvolutionBackward) == OpFamily::Conv);
+  CHECK(op_family(Op::MaxPool2d) == OpFamily::Pool);
+  CHECK(op_family(Op::BatchNormStats) == OpFamily::Norm);
+  CHECK(op_family(Op::BatchNormBackwardReduce) == OpFamily::Norm);
 }
 
 TEST_CASE("parity: each table entry runs its Op on the CPU, deterministically") {

@@ -261,4 +261,36 @@ struct ConvArgs {
   void* workspace_ctx = nullptr;
 };
 
+/// Max pooling over 2 spatial dims (Op::MaxPool2d), on a contiguous input of `planes`
+/// (N * C) planes of in_h x in_w. Window (r, q) reads rows r * stride_h - pad_h + i *
+/// dilation_h (i < kernel_h) and columns likewise, skipping those outside the plane (the
+/// padding never wins). Writes the contiguous output (planes, out_h, out_w) and, as int64,
+/// each maximum's flat position h * in_w + w in its plane; NaN wins, and among equal values
+/// the first in row-major window order (libtorch's rule).
+struct PoolArgs {
+  ScalarType dtype = ScalarType::Float;
+  int64_t planes = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  int64_t dilation_h = 1, dilation_w = 1;
+  const char* input = nullptr;
+  char* output = nullptr;
+  int64_t* indices = nullptr;
+};
+
+/// Batch norm's per-channel reductions over a contiguous (N, C, S) tensor x, accumulated
+/// in float64 (libtorch's accumulate type on the CPU); results in x's dtype:
+///  - BatchNormStats: out0[c] = mean of x over (N, S), out1[c] = biased variance (two
+///    passes: the mean, then the squared deviations from it).
+///  - BatchNormBackwardReduce: with g of x's shape and mean of C elements,
+///    out0[c] = sum of g, out1[c] = sum of g * (x - mean[c]).
+struct ChannelStatsArgs {
+  ScalarType dtype = ScalarType::Float;
+  int64_t n = 0, c = 0, s = 0;
+  const char* x = nullptr;
+  const char* g = nullptr;
+  const char* mean = nullptr;
+  char* out0 = nullptr;
+  char* out1 = nullptr;
+};
+
 }  // namespace ember

@@ -18,6 +18,8 @@
 ///                                              library provides them (Note [Library kernels]):
 ///                                              optional; without one, the op front-end composes
 ///                                              the portable im2col + GEMM form
+///   pool         void(const PoolArgs&)         max pooling with indices (direct loops)
+///   norm         void(const ChannelStatsArgs&) batch norm's per-channel sums
 /// A kernel switches on the dtype itself; the registry records which dtypes it takes.
 /// Register before the first op runs on that device type (registration takes no lock).
 
@@ -60,7 +62,7 @@ class StreamEvents;
   /* fused optimizer updates: one kernel per parameter tensor per step */                  \
   _(SgdStep) _(AdamStep) _(RmspropStep) _(AdagradStep) _(AmpUnscale)                     \
   /* library kernels: optional per device type (Note [Library kernels]) */                 \
-  _(Convolution) _(ConvolutionBackward)
+  _(Convolution) _(ConvolutionBackward) _(MaxPool2d) _(BatchNormStats) _(BatchNormBackwardReduce)
 
 enum class Op : uint8_t {
 #define EMBER_OP_ENUM(name) name,
@@ -70,10 +72,12 @@ enum class Op : uint8_t {
 };
 inline constexpr int kNumOps = static_cast<int>(Op::kNumOps);
 
-enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select, Sort, Index, Optim, Conv };
+enum class OpFamily : uint8_t { Elementwise, Reduce, Dim, Matmul, Select, Sort, Index, Optim, Conv, Pool, Norm };
 constexpr OpFamily op_family(Op op) {
   if (op == Op::Gather || op == Op::Scatter) return OpFamily::Select;
   if (op == Op::Sort) return OpFamily::Sort;
+  if (op >= Op::BatchNormStats) return OpFamily::Norm;
+  if (op >= Op::MaxPool2d) return OpFamily::Pool;
   if (op >= Op::Convolution) return OpFamily::Conv;
   if (op >= Op::SgdStep) return OpFamily::Optim;
   return op < Op::Sum ? OpFamily::Elementwise
@@ -94,6 +98,8 @@ using SortKernel = void (*)(const SortArgs&);
 using IndexKernel = void (*)(const IndexArgs&);
 using OptimKernel = void (*)(const OptimArgs&);
 using ConvKernel = void (*)(const ConvArgs&);
+using PoolKernel = void (*)(const PoolArgs&);
+using NormKernel = void (*)(const ChannelStatsArgs&);
 
 /// A set of dtypes, one bit per ScalarType.
 class DtypeSet {
@@ -123,6 +129,8 @@ EMBER_API void register_kernel(Op op, DeviceType type, SortKernel fn, DtypeSet d
 EMBER_API void register_kernel(Op op, DeviceType type, IndexKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, OptimKernel fn, DtypeSet dtypes);
 EMBER_API void register_kernel(Op op, DeviceType type, ConvKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, PoolKernel fn, DtypeSet dtypes);
+EMBER_API void register_kernel(Op op, DeviceType type, NormKernel fn, DtypeSet dtypes);
 /// Whether `op` runs on `type` for tensors of `dtype`.
 EMBER_API bool has_kernel(Op op, DeviceType type, ScalarType dtype);
 

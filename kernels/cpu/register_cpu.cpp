@@ -40,6 +40,8 @@ void register_cpu_kernels() {
   register_cpu_matmul_kernels();
   register_cpu_select_kernels();
   register_cpu_index_kernels();
+  register_cpu_pool_kernels();
+  register_cpu_norm_kernels();
 #if defined(EMBER_WITH_ONEDNN)
   register_cpu_library_kernels();
 #endif

@@ -12,6 +12,8 @@ void register_cpu_random_kernels();
 void register_cpu_matmul_kernels();
 void register_cpu_select_kernels();
 void register_cpu_index_kernels();
+void register_cpu_pool_kernels();
+void register_cpu_norm_kernels();
 /// Vendor-library kernels (Note [Library kernels]): oneDNN's convolutions, in builds with it.
 void register_cpu_library_kernels();
 

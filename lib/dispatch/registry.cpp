@@ -73,6 +73,8 @@ const char* family_kernel_name(OpFamily f) {
     case OpFamily::Index: return "IndexKernel";
     case OpFamily::Optim: return "OptimKernel";
     case OpFamily::Conv: return "ConvKernel";
+    case OpFamily::Pool: return "PoolKernel";
+    case OpFamily::Norm: return "NormKernel";
   }
   return "?";
 }
@@ -116,6 +118,12 @@ void register_kernel(Op op, DeviceType type, OptimKernel fn, DtypeSet dtypes) {
 }
 void register_kernel(Op op, DeviceType type, ConvKernel fn, DtypeSet dtypes) {
   put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Conv);
+}
+void register_kernel(Op op, DeviceType type, PoolKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Pool);
+}
+void register_kernel(Op op, DeviceType type, NormKernel fn, DtypeSet dtypes) {
+  put(op, type, reinterpret_cast<void*>(fn), dtypes, OpFamily::Norm);
 }
 
 bool has_kernel(Op op, DeviceType type, ScalarType dtype) {

@@ -23,6 +23,7 @@
 #include "ember/autograd.h"
 #include "ember/nn/conv_transpose.h"
 #include "ember/ops.h"
+#include "nn/kernel_applies.h"
 #include "nn/sliding_windows.h"
 #include "placement/placement.h"
 
@@ -160,18 +161,9 @@ autograd::variable_list kernel_backward(const Tensor& g0, const Tensor& input, c
 }  // namespace
 
 bool library_convolution_applies(const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  const ScalarType dt = input.dtype();
-  if (input.numel() == 0 || weight.dtype() != dt || (bias.defined() && bias.dtype() != dt)) return false;
-  // The device the op would run on (a scope moves it); the library form never moves it
-  // elsewhere, so that soft placement picks the same device as the portable form.
-  Device device = input.device();
-  ember::detail::scope_device(&device);
-  if (device != input.device() || weight.device() != device || (bias.defined() && bias.device() != device))
-    return false;
-  if (device.is_cpu() && (placement() == Placement::PreferAccelerator ||
-                          !ember::detail::g_onednn_user_enabled.load(std::memory_order_relaxed)))
-    return false;
-  return has_kernel(Op::Convolution, device.type(), dt);
+  if (input.numel() == 0) return false;
+  if (input.device().is_cpu() && !ember::detail::g_onednn_user_enabled.load(std::memory_order_relaxed)) return false;
+  return kernel_applies(Op::Convolution, {&input, &weight, &bias});
 }
 
 Tensor library_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "autograd/node.h"
+#include "dispatch/kernel_table.h"
+#include "nn/kernel_applies.h"
+#include "placement/placement.h"
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
 #include "ember/autograd.h"
@@ -65,6 +68,27 @@ std::vector<int64_t> reduced_dims(int64_t dim) {
   return dims;
 }
 
+// One of batch norm's per-channel reductions (ChannelStatsArgs) as its registry kernel, on
+// contiguous x (and g): two C-element results.
+std::pair<Tensor, Tensor> channel_stats(Op op, const Tensor& x, const Tensor& g, const Tensor& mean) {
+  Tensor ins[3] = {x, g, mean};
+  ember::detail::DeviceEntry& dev = ember::detail::place_op(op, ins, g.defined() ? 3 : 1, x.dtype());
+  auto kernel = ember::detail::lookup_kernel<NormKernel>(op, dev.device.type(), x.dtype());
+  const Tensor xc = ins[0].contiguous(), gc = g.defined() ? ins[1].contiguous() : Tensor();
+  const int64_t c = x.size(1);
+  Tensor out0 = empty({c}, xc.options()), out1 = empty({c}, xc.options());
+  ChannelStatsArgs a;
+  a.dtype = x.dtype();
+  a.n = x.size(0), a.c = c, a.s = c == 0 ? 0 : x.numel() / (x.size(0) * c);
+  a.x = static_cast<const char*>(xc.data_ptr());
+  a.g = gc.defined() ? static_cast<const char*>(gc.data_ptr()) : nullptr;
+  a.mean = mean.defined() ? static_cast<const char*>(ins[2].data_ptr()) : nullptr;
+  a.out0 = static_cast<char*>(out0.data_ptr());
+  a.out1 = static_cast<char*>(out1.data_ptr());
+  kernel(a);
+  return {out0, out1};
+}
+
 // Note [Batch norm node]
 // Composed op by op, training-mode batch norm's backward would make about ten passes over
 // the input (var_mean's backward, the affine's, and the sums between them). Recorded as one
@@ -80,15 +104,23 @@ Tensor batch_norm_input_grad_and_params(const Tensor& g, const Tensor& x, const 
                                         IntArrayRef shape, const autograd::FormulaNode& node,
                                         autograd::variable_list& out) {
   const double n = double(x.numel() / x.size(1));
-  const Tensor xc = x - mean.view(shape);
-  const Tensor sum_g = g.sum(dims);
-  const Tensor dot = (g * xc).sum(dims);
+  // Outside create_graph, one pass of the channel-sums kernel where the device has it.
+  const bool fused = !GradMode::is_enabled() && nn::detail::kernel_applies(Op::BatchNormBackwardReduce, {&x, &g, &mean});
+  Tensor xc, sum_g, dot;
+  if (fused) {
+    std::tie(sum_g, dot) = channel_stats(Op::BatchNormBackwardReduce, x, g, mean);
+  } else {
+    xc = x - mean.view(shape);
+    sum_g = g.sum(dims);
+    dot = (g * xc).sum(dims);
+  }
   if (node.needs(1)) out[1] = dot * invstd;
   if (node.needs(2)) out[2] = sum_g;
   if (!node.needs(0)) return Tensor();
   const Tensor k1 = weight.defined() ? invstd * weight : invstd;
   const Tensor k2 = -(k1 * invstd * invstd * dot) / n;
   const Tensor k3 = -(k1 * sum_g) / n;
+  if (fused) xc = x - mean.view(shape);  // centred, for the precision when |mean| >> std
   return addcmul(addcmul(k3.view(shape), g, k1.view(shape)), xc, k2.view(shape));
 }
 
@@ -100,7 +132,10 @@ Tensor batch_norm_training(const Tensor& input, const Tensor& weight, const Tens
   Tensor mean, var, invstd, y;
   {
     NoGradGuard no_grad;
-    std::tie(var, mean) = var_mean(input, dims, /*unbiased=*/false);
+    if (nn::detail::kernel_applies(Op::BatchNormStats, {&input}))
+      std::tie(mean, var) = channel_stats(Op::BatchNormStats, input, {}, {});
+    else
+      std::tie(var, mean) = var_mean(input, dims, /*unbiased=*/false);
     invstd = rsqrt(var + eps);
     auto [alpha, beta] = scale_shift(mean, invstd, weight, bias);
     y = affine(input, alpha, beta, shape);

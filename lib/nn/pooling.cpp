@@ -1,5 +1,6 @@
 // Pooling as composite ops over the sliding windows of the (padded) input:
-// - max: windows padded with -inf, max over each window; the index is the window's first
+// - max: on devices with a max-pool kernel (the CPU's direct loop, float32/float64), that
+//   kernel (Note [Library kernels]); elsewhere windows padded with -inf, max over each window; the index is the window's first
 //   maximum as a flat h * W + w position, and when the input requires grad the values are
 //   gathered at those positions, so gather's backward routes the gradient as libtorch's.
 // - avg: windows of the zero-padded input summed, divided by libtorch's divisor per window.
@@ -14,12 +15,16 @@
 #include <limits>
 #include <vector>
 
+#include "autograd/node.h"
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
 #include "ember/autograd.h"
 #include "ember/nn/padding.h"
 #include "ember/ops.h"
+#include "dispatch/kernel_table.h"
+#include "nn/kernel_applies.h"
 #include "nn/pooling_internal.h"
+#include "placement/placement.h"
 #include "nn/sliding_windows.h"
 #include "tensor/tensor_factory.h"
 
@@ -123,10 +128,45 @@ int64_t far_pad(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t
   return std::max<int64_t>((out - 1) * stride + (kernel - 1) * dilation + 1 - near - in, 0);
 }
 
+// Max pooling as Op::MaxPool2d (the CPU's direct loop): values and indices in one pass,
+// recorded as MaxPool2DWithIndicesBackward0, whose gradient adds g at the indices (ordinary
+// ops, so double backward works).
+std::tuple<Tensor, Tensor> max_pool_kernel(const Tensor& x, const Pool2d& p, int64_t oh, int64_t ow) {
+  Tensor ins[1] = {x};
+  ember::detail::DeviceEntry& dev = ember::detail::place_op(Op::MaxPool2d, ins, 1, x.dtype());
+  auto kernel = ember::detail::lookup_kernel<PoolKernel>(Op::MaxPool2d, dev.device.type(), x.dtype());
+  const Tensor xc = ins[0].contiguous();
+  const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  Tensor values = empty({n, c, oh, ow}, xc.options());
+  Tensor indices = empty({n, c, oh, ow}, xc.options().dtype(kLong));
+  PoolArgs a;
+  a.dtype = x.dtype();
+  a.planes = n * c, a.in_h = h, a.in_w = w, a.out_h = oh, a.out_w = ow;
+  a.kernel_h = p.kh, a.kernel_w = p.kw, a.stride_h = p.sh, a.stride_w = p.sw;
+  a.pad_h = p.ph, a.pad_w = p.pw, a.dilation_h = p.dh, a.dilation_w = p.dw;
+  a.input = static_cast<const char*>(xc.data_ptr());
+  a.output = static_cast<char*>(values.data_ptr());
+  a.indices = indices.data_ptr<int64_t>();
+  kernel(a);
+  if (GradMode::is_enabled() && x.requires_grad()) {
+    autograd::record("MaxPool2DWithIndicesBackward0", {&x}, {&values},
+                     [indices, n, c, h, w, oh, ow](autograd::FormulaNode&, autograd::variable_list& grads) {
+                       autograd::variable_list out(1);
+                       if (!grads[0].defined()) return out;
+                       out[0] = zeros({n, c, h * w}, grads[0].options())
+                                    .scatter_add(2, indices.view({n, c, oh * ow}), grads[0].reshape({n, c, oh * ow}))
+                                    .view({n, c, h, w});
+                       return out;
+                     });
+  }
+  return {values, indices};
+}
+
 // Max pooling of a checked (N, C, H, W) input: (values, flat indices); indices only when
 // asked for or needed for the gradient.
 std::tuple<Tensor, Tensor> max_pool_core(const Tensor& x, const Pool2d& p, int64_t oh, int64_t ow,
                                          bool want_indices) {
+  if (nn::detail::kernel_applies(Op::MaxPool2d, {&x})) return max_pool_kernel(x, p, oh, ow);
   const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3), k = p.kh * p.kw;
   const int64_t pb = far_pad(h, oh, p.kh, p.sh, p.dh, p.ph), pr = far_pad(w, ow, p.kw, p.sw, p.dw, p.pw);
   const bool padded = p.ph || p.pw || pb || pr;
