@@ -587,3 +587,47 @@ TEST_CASE("pooling crosscheck: error texts of the added layers equal libtorch's"
     CHECK(ember_error(c.ours) == want);
   }
 }
+
+TEST_CASE("pooling crosscheck: max_pool2d's kernel gives libtorch's values, indices and gradients") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  ember::manual_seed(seed);
+  struct Case {
+    std::vector<int64_t> size, kernel, stride, padding, dilation;
+    bool ceil;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 24, 24}, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false},   // MNIST's
+      {{2, 4, 15, 13}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false},   // ResNet's stem, odd sizes
+      {{1, 2, 11, 17}, {3, 2}, {2, 3}, {1, 1}, {2, 1}, true},    // dilated, ceil_mode
+      {{3, 1, 9, 40}, {2, 5}, {1, 1}, {1, 2}, {1, 1}, false},    // stride 1: overlapping windows
+      {{2, 2, 7, 7}, {7, 7}, {1, 1}, {0, 0}, {1, 1}, false},     // one window per plane
+      {{2, 3, 10, 9}, {3, 3}, {3, 3}, {1, 1}, {1, 1}, true},
+  };
+  for (const Case& c : cases) {
+    for (int kind = 0; kind < 3; ++kind) {
+      // 0: random, 1: ties (small integers), 2: with NaN and -inf
+      ember::Tensor x = kind == 1 ? ember::randint(0, 3, c.size, ember::kDouble) : ember::randn(c.size, ember::kDouble);
+      if (kind == 2) {
+        x.view({-1}).index_put_({ember::randint(0, x.numel(), {x.numel() / 7})}, std::nan(""));
+        x.view({-1}).index_put_({ember::randint(0, x.numel(), {x.numel() / 5})}, -INFINITY);
+      }
+      for (auto dt : {ember::kFloat, ember::kDouble}) {
+        const ember::Tensor xe = x.to(dt).requires_grad_();
+        const torch::Tensor xt = as_torch(x).to(dt == ember::kFloat ? torch::kFloat : torch::kDouble).requires_grad_();
+        const std::string what = "max_pool2d " + std::to_string(c.size[2]) + "x" + std::to_string(c.size[3]) +
+                                 " kind " + std::to_string(kind) + (dt == ember::kFloat ? " float" : " double");
+        INFO(what);
+        auto [ve, ie] = ember::max_pool2d_with_indices(xe, c.kernel, c.stride, c.padding, c.dilation, c.ceil);
+        auto [vt, it] = torch::max_pool2d_with_indices(xt, c.kernel, c.stride, c.padding, c.dilation, c.ceil);
+        CHECK(ve.grad_fn()->name() == "MaxPool2DWithIndicesBackward0");
+        CHECK(torch::equal(as_torch(ve.detach()).nan_to_num(7, 8, -8), vt.detach().nan_to_num(7, 8, -8)));
+        same_indices(ie, it, what);
+        const ember::Tensor ge = ember::randn(ve.sizes(), dt);
+        ve.backward(ge);
+        vt.backward(as_torch(ge));
+        CHECK(torch::equal(as_torch(xe.grad()), xt.grad()));
+      }
+    }
+  }
+}
