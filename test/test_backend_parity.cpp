@@ -397,6 +397,20 @@ std::vector<OpEntry> make_table() {
     auto [v, i] = max_pool2d_with_indices(x, {3, 2}, {2, 2}, {1, 1}, {1, 2}, true);
     return V{v, i, max_pool2d(x.transpose(2, 3), 2)};
   });
+  set(Op::MaxPool2dBackward, [](const Ctx& c) {
+    Tensor x = c.in(random_of({3, 4, 11, 9}, c.dt)).requires_grad_();
+    max_pool2d(x, {3, 2}, {1, 2}, {1, 1}).backward(c.in(random_of({3, 4, 11, 5}, c.dt)));
+    return V{x.grad()};
+  }, true);
+  set(Op::AdaptiveAvgPool2d, [](const Ctx& c) {
+    Tensor x = c.in(random_of({3, 4, 11, 9}, c.dt));
+    return V{adaptive_avg_pool2d(x, {4, 5}), adaptive_avg_pool2d(x.transpose(2, 3), {3, 3})};
+  }, true);
+  set(Op::AdaptiveAvgPool2dBackward, [](const Ctx& c) {
+    Tensor x = c.in(random_of({3, 4, 11, 9}, c.dt)).requires_grad_();
+    adaptive_avg_pool2d(x, {4, 5}).backward(c.in(random_of({3, 4, 4, 5}, c.dt)));
+    return V{x.grad()};
+  }, true);
   set(Op::BatchNormStats, [](const Ctx& c) {
     Tensor x = c.in(random_of({6, 5, 7, 3}, c.dt));
     Tensor rm = c.in(zeros({5}, c.dt)), rv = c.in(ones({5}, c.dt));
@@ -506,6 +520,7 @@ TEST_CASE("parity: the table covers every Op and every Op has a CPU kernel") {
   CHECK(op_family(Op::Convolution) == OpFamily::Conv);
   CHECK(op_family(Op::ConvolutionBackward) == OpFamily::Conv);
   CHECK(op_family(Op::MaxPool2d) == OpFamily::Pool);
+  CHECK(op_family(Op::AdaptiveAvgPool2dBackward) == OpFamily::Pool);
   CHECK(op_family(Op::BatchNormStats) == OpFamily::Norm);
   CHECK(op_family(Op::BatchNormBackwardReduce) == OpFamily::Norm);
 }

@@ -90,6 +90,50 @@ TEST_CASE("nn pool kernel: max_pool2d equals the composite form, NaN and ties in
   }
 }
 
+TEST_CASE("nn pool kernel: adaptive_avg_pool2d equals the composite form, bins overlapping or not") {
+  manual_seed(23);
+  for (const auto& [size, out] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{4, 3, 30, 30}, {7, 7}}, {{2, 5, 9, 13}, {4, 5}}, {{3, 2, 8, 8}, {4, 2}}, {{2, 2, 3, 5}, {6, 7}}}) {
+    for (ScalarType dt : {kFloat, kDouble}) {
+      INFO(size[2] << "x" << size[3] << " to " << out[0] << "x" << out[1] << " " << name(dt));
+      const Tensor x0 = randn(size, dt), g = randn({size[0], size[1], out[0], out[1]}, dt);
+      auto run = [&] {
+        Tensor x = x0.detach().requires_grad_();
+        Tensor y = adaptive_avg_pool2d(x, out);
+        y.backward(g.to(y.device()));
+        return std::make_tuple(y.detach(), x.grad(), y.grad_fn()->name());
+      };
+      auto [y_k, gx_k, node_k] = run();
+      std::tuple<Tensor, Tensor, std::string> composite;
+      {
+        CompositeOnly off;
+        composite = run();
+      }
+      CHECK(node_k == "AdaptiveAvgPool2DBackward0");
+      const double tol = dt == kFloat ? 1e-6 : 1e-13;
+      check_close(y_k, std::get<0>(composite), tol, "output");
+      check_close(gx_k, std::get<1>(composite), tol, "gradient");
+    }
+  }
+}
+
+TEST_CASE("nn pool kernel: double backward through the pool kernels' nodes") {
+  manual_seed(29);
+  // The pools are piecewise linear in x: a gradient penalty's gradient flows through the
+  // first-order gradient's dependence on the weights w (create_graph's composite form).
+  for (int which = 0; which < 2; ++which) {
+    INFO((which == 0 ? "max_pool2d" : "adaptive_avg_pool2d"));
+    const Tensor x = randn({2, 3, 9, 8}, kDouble).requires_grad_();
+    const Tensor w = randn({2, 3, which == 0 ? 4 : 5, which == 0 ? 4 : 3}, kDouble).requires_grad_();
+    auto f = [&](const autograd::variable_list& v) -> autograd::variable_list {
+      Tensor y = which == 0 ? max_pool2d(v[0], 2) : adaptive_avg_pool2d(v[0], {5, 3});
+      auto g = autograd::grad({(y * v[1]).sum()}, {v[0]}, {}, true, true);
+      return {g[0].pow(2).sum()};
+    };
+    CHECK(autograd::gradcheck(f, {x, w}));
+  }
+}
+
 TEST_CASE("nn pool kernel: values and indices on a hand-checked plane, and errors first") {
   // 4x4 with a tie (5 twice in the first window: the first wins) and a NaN (it wins).
   Tensor x = tensor({5.0f, 1.0f, 2.0f, 3.0f, 5.0f, 0.0f, NAN, 3.0f, -1.0f, -2.0f, 8.0f, 9.0f, -4.0f, -3.0f, 9.0f, 1.0f})

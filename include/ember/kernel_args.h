@@ -261,12 +261,17 @@ struct ConvArgs {
   void* workspace_ctx = nullptr;
 };
 
-/// Max pooling over 2 spatial dims (Op::MaxPool2d), on a contiguous input of `planes`
-/// (N * C) planes of in_h x in_w. Window (r, q) reads rows r * stride_h - pad_h + i *
-/// dilation_h (i < kernel_h) and columns likewise, skipping those outside the plane (the
-/// padding never wins). Writes the contiguous output (planes, out_h, out_w) and, as int64,
-/// each maximum's flat position h * in_w + w in its plane; NaN wins, and among equal values
-/// the first in row-major window order (libtorch's rule).
+/// 2-D pooling on contiguous planes (N * C of them), in_h x in_w in, out_h x out_w out:
+///  - MaxPool2d: input -> output and, as int64, each maximum's flat position h * in_w + w
+///    in its plane. Window (r, q) reads rows r * stride_h - pad_h + i * dilation_h (i <
+///    kernel_h) and columns likewise, skipping those outside the plane (the padding never
+///    wins); NaN wins, and among equal values the first in row-major order (libtorch's rule).
+///  - MaxPool2dBackward: input is the output's gradient; output, the input's gradient, is
+///    zeroed and gets each gradient added at its index.
+///  - AdaptiveAvgPool2d: output (r, q) is the mean of rows [floor(r * in_h / out_h),
+///    ceil((r + 1) * in_h / out_h)) by the same bins of columns (the kernel fields unused).
+///  - AdaptiveAvgPool2dBackward: input is the output's gradient; output, the input's, gets
+///    each bin's gradient divided by the bin's size, summed where bins overlap.
 struct PoolArgs {
   ScalarType dtype = ScalarType::Float;
   int64_t planes = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;

@@ -18,7 +18,8 @@
 ///                                              library provides them (Note [Library kernels]):
 ///                                              optional; without one, the op front-end composes
 ///                                              the portable im2col + GEMM form
-///   pool         void(const PoolArgs&)         max pooling with indices (direct loops)
+///   pool         void(const PoolArgs&)         max pooling with indices, adaptive average
+///                                              pooling, their gradients (direct loops)
 ///   norm         void(const ChannelStatsArgs&) batch norm's per-channel sums
 /// A kernel switches on the dtype itself; the registry records which dtypes it takes.
 /// Register before the first op runs on that device type (registration takes no lock).
@@ -62,7 +63,8 @@ class StreamEvents;
   /* fused optimizer updates: one kernel per parameter tensor per step */                  \
   _(SgdStep) _(AdamStep) _(RmspropStep) _(AdagradStep) _(AmpUnscale)                     \
   /* library kernels: optional per device type (Note [Library kernels]) */                 \
-  _(Convolution) _(ConvolutionBackward) _(MaxPool2d) _(BatchNormStats) _(BatchNormBackwardReduce)
+  _(Convolution) _(ConvolutionBackward) _(MaxPool2d) _(MaxPool2dBackward) _(AdaptiveAvgPool2d)          \
+  _(AdaptiveAvgPool2dBackward) _(BatchNormStats) _(BatchNormBackwardReduce)
 
 enum class Op : uint8_t {
 #define EMBER_OP_ENUM(name) name,

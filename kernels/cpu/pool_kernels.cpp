@@ -1,6 +1,7 @@
-// CPU max pooling (Op::MaxPool2d, PoolArgs): the portable direct loop of Note [Library
-// kernels], one plane per task, each window scanned in row-major order with libtorch's
-// comparison, so values and indices are libtorch's (NaN included).
+// CPU pooling kernels (PoolArgs), the portable direct loops of Note [Library kernels], one
+// plane per task: max pooling scans each window in row-major order with libtorch's
+// comparison, so values and indices are libtorch's (NaN included); adaptive average pooling
+// sums libtorch's bins; the gradients add into a zeroed plane in output order.
 #include <omp.h>
 
 #include <algorithm>
@@ -155,15 +156,107 @@ void max_pool2d_typed(const PoolArgs& a) {
   });
 }
 
-void max_pool2d_kernel(const PoolArgs& a) {
-  if (a.dtype == kDouble)
-    max_pool2d_typed<double>(a);
-  else
-    max_pool2d_typed<float>(a);
+template <class T>
+void max_pool2d_backward_typed(const PoolArgs& a) {
+  const T* g = reinterpret_cast<const T*>(a.input);
+  T* gx = reinterpret_cast<T*>(a.output);
+  const int64_t plane_in = a.in_h * a.in_w, plane_out = a.out_h * a.out_w;
+  for_each_plane(a.planes, plane_in + plane_out, [&](int64_t p) {
+    T* dst = gx + p * plane_in;
+    const T* src = g + p * plane_out;
+    const int64_t* idx = a.indices + p * plane_out;
+    std::fill(dst, dst + plane_in, T(0));
+    for (int64_t k = 0; k < plane_out; ++k) dst[idx[k]] += src[k];
+  });
 }
+
+// libtorch's adaptive bins along one dim: [floor(o * in / out), ceil((o + 1) * in / out)).
+std::vector<int64_t> adaptive_bins(int64_t in, int64_t out) {
+  std::vector<int64_t> r(size_t(2 * out));
+  for (int64_t o = 0; o < out; ++o) {
+    r[size_t(2 * o)] = o * in / out;
+    r[size_t(2 * o + 1)] = ((o + 1) * in + out - 1) / out;
+  }
+  return r;
+}
+
+template <class T>
+void adaptive_avg_pool2d_typed(const PoolArgs& a) {
+  const T* in = reinterpret_cast<const T*>(a.input);
+  T* out = reinterpret_cast<T*>(a.output);
+  const int64_t plane_in = a.in_h * a.in_w, plane_out = a.out_h * a.out_w;
+  const std::vector<int64_t> rows = adaptive_bins(a.in_h, a.out_h), cols = adaptive_bins(a.in_w, a.out_w);
+  for_each_plane(a.planes, plane_in + plane_out, [&](int64_t p) {
+    const T* x = in + p * plane_in;
+    T* y = out + p * plane_out;
+    for (int64_t r = 0; r < a.out_h; ++r) {
+      const int64_t h0 = rows[size_t(2 * r)], h1 = rows[size_t(2 * r + 1)];
+      for (int64_t q = 0; q < a.out_w; ++q) {
+        const int64_t w0 = cols[size_t(2 * q)], w1 = cols[size_t(2 * q + 1)];
+        T sum = 0;
+        for (int64_t h = h0; h < h1; ++h)
+          for (int64_t w = w0; w < w1; ++w) sum += x[h * a.in_w + w];
+        y[r * a.out_w + q] = sum / T(h1 - h0) / T(w1 - w0);  // libtorch's rounding
+      }
+    }
+  });
+}
+
+template <class T>
+void adaptive_avg_pool2d_backward_typed(const PoolArgs& a) {
+  const T* g = reinterpret_cast<const T*>(a.input);
+  T* gx = reinterpret_cast<T*>(a.output);
+  const int64_t plane_in = a.in_h * a.in_w, plane_out = a.out_h * a.out_w;
+  const std::vector<int64_t> rows = adaptive_bins(a.in_h, a.out_h), cols = adaptive_bins(a.in_w, a.out_w);
+  for_each_plane(a.planes, plane_in + plane_out, [&](int64_t p) {
+    T* dst = gx + p * plane_in;
+    const T* src = g + p * plane_out;
+    std::fill(dst, dst + plane_in, T(0));
+    for (int64_t r = 0; r < a.out_h; ++r) {
+      const int64_t h0 = rows[size_t(2 * r)], h1 = rows[size_t(2 * r + 1)];
+      for (int64_t q = 0; q < a.out_w; ++q) {
+        const int64_t w0 = cols[size_t(2 * q)], w1 = cols[size_t(2 * q + 1)];
+        const T share = src[r * a.out_w + q] / T(h1 - h0) / T(w1 - w0);
+        for (int64_t h = h0; h < h1; ++h)
+          for (int64_t w = w0; w < w1; ++w) dst[h * a.in_w + w] += share;
+      }
+    }
+  });
+}
+
+template <template <class> class Kernel>
+void float_or_double(const PoolArgs& a) {
+  if (a.dtype == kDouble)
+    Kernel<double>::run(a);
+  else
+    Kernel<float>::run(a);
+}
+
+template <class T>
+struct MaxPool {
+  static void run(const PoolArgs& a) { max_pool2d_typed<T>(a); }
+};
+template <class T>
+struct MaxPoolBackward {
+  static void run(const PoolArgs& a) { max_pool2d_backward_typed<T>(a); }
+};
+template <class T>
+struct AdaptiveAvg {
+  static void run(const PoolArgs& a) { adaptive_avg_pool2d_typed<T>(a); }
+};
+template <class T>
+struct AdaptiveAvgBackward {
+  static void run(const PoolArgs& a) { adaptive_avg_pool2d_backward_typed<T>(a); }
+};
 
 }  // namespace
 
-void register_cpu_pool_kernels() { register_kernel(Op::MaxPool2d, kCPU, max_pool2d_kernel, {kFloat, kDouble}); }
+void register_cpu_pool_kernels() {
+  const DtypeSet dtypes{kFloat, kDouble};
+  register_kernel(Op::MaxPool2d, kCPU, float_or_double<MaxPool>, dtypes);
+  register_kernel(Op::MaxPool2dBackward, kCPU, float_or_double<MaxPoolBackward>, dtypes);
+  register_kernel(Op::AdaptiveAvgPool2d, kCPU, float_or_double<AdaptiveAvg>, dtypes);
+  register_kernel(Op::AdaptiveAvgPool2dBackward, kCPU, float_or_double<AdaptiveAvgBackward>, dtypes);
+}
 
 }  // namespace ember::detail

@@ -128,34 +128,51 @@ int64_t far_pad(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t
   return std::max<int64_t>((out - 1) * stride + (kernel - 1) * dilation + 1 - near - in, 0);
 }
 
-// Max pooling as Op::MaxPool2d (the CPU's direct loop): values and indices in one pass,
-// recorded as MaxPool2DWithIndicesBackward0, whose gradient adds g at the indices (ordinary
-// ops, so double backward works).
-std::tuple<Tensor, Tensor> max_pool_kernel(const Tensor& x, const Pool2d& p, int64_t oh, int64_t ow) {
-  Tensor ins[1] = {x};
-  ember::detail::DeviceEntry& dev = ember::detail::place_op(Op::MaxPool2d, ins, 1, x.dtype());
-  auto kernel = ember::detail::lookup_kernel<PoolKernel>(Op::MaxPool2d, dev.device.type(), x.dtype());
-  const Tensor xc = ins[0].contiguous();
-  const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
-  Tensor values = empty({n, c, oh, ow}, xc.options());
-  Tensor indices = empty({n, c, oh, ow}, xc.options().dtype(kLong));
-  PoolArgs a;
+// Runs a pool-family kernel on contiguous `input` (N, C, *): a = the shape fields, the
+// output of `out_sizes` returned (indices, when given, filled by the kernel or read by it).
+Tensor run_pool_kernel(Op op, const Tensor& input, IntArrayRef out_sizes, PoolArgs a, const Tensor& indices = {}) {
+  Tensor ins[1] = {input};
+  ember::detail::DeviceEntry& dev = ember::detail::place_op(op, ins, 1, input.dtype());
+  auto kernel = ember::detail::lookup_kernel<PoolKernel>(op, dev.device.type(), input.dtype());
+  const Tensor x = ins[0].contiguous();
+  Tensor out = empty(out_sizes, x.options());
   a.dtype = x.dtype();
-  a.planes = n * c, a.in_h = h, a.in_w = w, a.out_h = oh, a.out_w = ow;
+  a.input = static_cast<const char*>(x.data_ptr());
+  a.output = static_cast<char*>(out.data_ptr());
+  a.indices = indices.defined() ? indices.data_ptr<int64_t>() : nullptr;
+  kernel(a);
+  return out;
+}
+
+PoolArgs pool_args(int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow) {
+  PoolArgs a;
+  a.planes = planes, a.in_h = h, a.in_w = w, a.out_h = oh, a.out_w = ow;
+  return a;
+}
+
+// Max pooling as Op::MaxPool2d (the CPU's direct loop): values and indices in one pass,
+// recorded as MaxPool2DWithIndicesBackward0. Its backward is Op::MaxPool2dBackward, or
+// under create_graph g added at the indices in ordinary ops (double backward).
+std::tuple<Tensor, Tensor> max_pool_kernel(const Tensor& x, const Pool2d& p, int64_t oh, int64_t ow) {
+  const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  PoolArgs a = pool_args(n * c, h, w, oh, ow);
   a.kernel_h = p.kh, a.kernel_w = p.kw, a.stride_h = p.sh, a.stride_w = p.sw;
   a.pad_h = p.ph, a.pad_w = p.pw, a.dilation_h = p.dh, a.dilation_w = p.dw;
-  a.input = static_cast<const char*>(xc.data_ptr());
-  a.output = static_cast<char*>(values.data_ptr());
-  a.indices = indices.data_ptr<int64_t>();
-  kernel(a);
+  Tensor indices = empty({n, c, oh, ow}, x.options().dtype(kLong));
+  Tensor values = run_pool_kernel(Op::MaxPool2d, x, {n, c, oh, ow}, a, indices);
   if (GradMode::is_enabled() && x.requires_grad()) {
     autograd::record("MaxPool2DWithIndicesBackward0", {&x}, {&values},
-                     [indices, n, c, h, w, oh, ow](autograd::FormulaNode&, autograd::variable_list& grads) {
+                     [indices, a, n, c](autograd::FormulaNode&, autograd::variable_list& grads) {
                        autograd::variable_list out(1);
-                       if (!grads[0].defined()) return out;
-                       out[0] = zeros({n, c, h * w}, grads[0].options())
-                                    .scatter_add(2, indices.view({n, c, oh * ow}), grads[0].reshape({n, c, oh * ow}))
-                                    .view({n, c, h, w});
+                       const Tensor& g = grads[0];
+                       if (!g.defined()) return out;
+                       const int64_t h = a.in_h, w = a.in_w, l = a.out_h * a.out_w;
+                       if (GradMode::is_enabled() || !nn::detail::kernel_applies(Op::MaxPool2dBackward, {&g}))
+                         out[0] = zeros({n, c, h * w}, g.options())
+                                      .scatter_add(2, indices.view({n, c, l}), g.reshape({n, c, l}))
+                                      .view({n, c, h, w});
+                       else
+                         out[0] = run_pool_kernel(Op::MaxPool2dBackward, g, {n, c, h, w}, a, indices);
                        return out;
                      });
   }
@@ -264,7 +281,45 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> bins(int64_t in, int64_t o
   return {member, size};
 }
 
+// The gradient of adaptive_avg_core's membership form in ordinary ops: each bin's share
+// (g over the bin's size) spread back over the bin.
+Tensor adaptive_avg_backward_composite(const Tensor& g, int64_t h, int64_t w) {
+  const int64_t oh = g.size(-2), ow = g.size(-1);
+  auto [rows, row_sizes] = bins(h, oh);
+  auto [cols, col_sizes] = bins(w, ow);
+  std::vector<int64_t> counts(size_t(oh * ow));
+  for (int64_t i = 0; i < oh; ++i)
+    for (int64_t j = 0; j < ow; ++j) counts[size_t(i * ow + j)] = row_sizes[size_t(i)] * col_sizes[size_t(j)];
+  const Tensor p_h = index_table(rows, oh, h, g.device()).to(g.dtype());
+  const Tensor p_w = index_table(cols, ow, w, g.device()).to(g.dtype());
+  return matmul(matmul(p_h.t(), g / index_table(counts, oh, ow, g.device()).to(g.dtype())), p_w);
+}
+
+// Adaptive average pooling as Op::AdaptiveAvgPool2d (the CPU's direct loop), recorded as
+// AdaptiveAvgPool2DBackward0: Op::AdaptiveAvgPool2dBackward, or the membership form under
+// create_graph.
+Tensor adaptive_avg_kernel(const Tensor& x, int64_t oh, int64_t ow) {
+  const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  const PoolArgs a = pool_args(n * c, h, w, oh, ow);
+  Tensor y = run_pool_kernel(Op::AdaptiveAvgPool2d, x, {n, c, oh, ow}, a);
+  if (GradMode::is_enabled() && x.requires_grad()) {
+    autograd::record("AdaptiveAvgPool2DBackward0", {&x}, {&y},
+                     [a, n, c](autograd::FormulaNode&, autograd::variable_list& grads) {
+                       autograd::variable_list out(1);
+                       const Tensor& g = grads[0];
+                       if (!g.defined()) return out;
+                       if (GradMode::is_enabled() || !nn::detail::kernel_applies(Op::AdaptiveAvgPool2dBackward, {&g}))
+                         out[0] = adaptive_avg_backward_composite(g, a.in_h, a.in_w);
+                       else
+                         out[0] = run_pool_kernel(Op::AdaptiveAvgPool2dBackward, g, {n, c, a.in_h, a.in_w}, a);
+                       return out;
+                     });
+  }
+  return y;
+}
+
 Tensor adaptive_avg_core(const Tensor& x, int64_t oh, int64_t ow) {
+  if (oh > 0 && ow > 0 && nn::detail::kernel_applies(Op::AdaptiveAvgPool2d, {&x})) return adaptive_avg_kernel(x, oh, ow);
   const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
   if (oh > 0 && ow > 0 && h % oh == 0 && w % ow == 0)
     return x.reshape({n, c, oh, h / oh, ow, w / ow}).mean({3, 5});
