@@ -163,3 +163,59 @@ TEST_CASE("autocast: the low type must be Half or BFloat16") {
   CHECK_THROWS_AS(AutocastScope(kInt32), InvalidArgument);
   CHECK_FALSE(is_autocast_enabled());
 }
+
+TEST_CASE("autocast: convolutions run in the low type; norms and losses compute in float32") {
+  namespace F = nn::functional;
+  manual_seed(3);
+  const Tensor x = randn({2, 3, 8, 8}), w = randn({4, 3, 3, 3}).requires_grad_(), b = randn({4}).requires_grad_();
+  const Tensor x64 = x.to(kDouble), w64 = w.detach().to(kDouble);
+  for (ScalarType low : {kBFloat16, kHalf}) {
+    INFO(name(low));
+    AutocastScope scope(low);
+    // The low list: conv1d/2d/3d and the transposed ones, float operands cast (double left alone).
+    const Tensor y = conv2d(x, w, b, 1, 1);
+    CHECK(y.dtype() == low);
+    CHECK(F::conv2d(x, w, F::Conv2dFuncOptions().padding(kSame)).dtype() == low);
+    CHECK(conv1d(x.select(2, 0), w.select(3, 0)).dtype() == low);
+    // (libtorch 1.13's CPU conv3d has no float16 kernel: "compute_columns3d" not implemented.)
+    if (low == kBFloat16) CHECK(conv3d(x.unsqueeze(2), w.unsqueeze(2)).dtype() == low);
+    CHECK(conv_transpose2d(x, w.transpose(0, 1)).dtype() == low);
+    CHECK(conv2d(x64, w64).dtype() == kDouble);
+    // Values within the low type's rounding of the float32 result.
+    Tensor want;
+    {
+      AutocastScope off(low, false);
+      want = conv2d(x, w, b, 1, 1);
+    }
+    const double tol = low == kHalf ? 1e-2 : 6e-2;
+    CHECK((y.to(kFloat) - want).abs().max().item<double>() <= tol * (1 + want.abs().max().item<double>()));
+    // Gradients reach the float32 leaves through the casts.
+    y.to(kFloat).sum().backward();
+    CHECK(w.grad().dtype() == kFloat);
+    CHECK(b.grad().dtype() == kFloat);
+    w.mutable_grad() = Tensor();
+    b.mutable_grad() = Tensor();
+    // The float32 list: low inputs are computed in float32.
+    const Tensor h = y;  // low
+    CHECK(F::layer_norm(h, F::LayerNormFuncOptions({8})).dtype() == kFloat);
+    CHECK(group_norm(h, 2).dtype() == kFloat);
+    const Tensor logits = randn({5, 7}).to(low), target = randint(0, 7, {5});
+    CHECK(F::cross_entropy(logits, target).dtype() == kFloat);
+    CHECK(F::nll_loss(log_softmax(logits, 1), target).dtype() == kFloat);
+    CHECK(F::mse_loss(logits, logits * 2).dtype() == kFloat);
+    CHECK(F::l1_loss(logits, logits * 2).dtype() == kFloat);
+    CHECK(F::smooth_l1_loss(logits, logits * 2).dtype() == kFloat);
+    CHECK(F::huber_loss(logits, logits * 2).dtype() == kFloat);
+    CHECK(F::binary_cross_entropy_with_logits(logits, rand({5, 7}).to(low)).dtype() == kFloat);
+    CHECK(F::kl_div(logits, logits.exp(), F::KLDivFuncOptions().reduction(kBatchMean)).dtype() == kFloat);
+    CHECK(F::soft_margin_loss(logits, logits.sign()).dtype() == kFloat);
+    CHECK(F::multi_margin_loss(logits, target).dtype() == kFloat);
+    // The float32 result equals the loss of the float32 values.
+    CHECK(F::mse_loss(logits, logits * 2).item<double>() ==
+          Approx(F::mse_loss(logits.to(kFloat), logits.to(kFloat) * 2).item<double>()).epsilon(1e-6));
+  }
+  // Outside a scope nothing is cast.
+  const Tensor low_in = randn({5, 7}).to(kBFloat16);
+  CHECK(nn::functional::mse_loss(low_in, low_in).dtype() == kBFloat16);
+  CHECK(conv2d(x.to(kBFloat16), w.detach().to(kBFloat16)).dtype() == kBFloat16);
+}

@@ -2,6 +2,8 @@
 // Autocast's per-thread state and the casts the op front-ends apply under it (see
 // ember/autocast.h). The check on the hot path is one initial-exec TLS byte.
 
+#include <initializer_list>
+
 #include "ember/tensor.h"
 
 namespace ember::detail {
@@ -21,6 +23,23 @@ inline bool autocast_wants_fp32(const Tensor& t) { return t.dtype() == kHalf || 
 
 /// t in the low type when autocast_wants_low(t), else t (an undefined t stays undefined).
 Tensor autocast_low(const Tensor& t);
+
+/// Whether an op of the low list with these operands must recast them (autocast is on).
+inline bool autocast_any_low(std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts)
+    if (t->defined() && autocast_wants_low(*t)) return true;
+  return false;
+}
+/// Whether an op of the float32 list with these operands must recast them (autocast is on).
+inline bool autocast_any_fp32(std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts)
+    if (t->defined() && autocast_wants_fp32(*t)) return true;
+  return false;
+}
+/// t in float32 when it is half or bfloat16, else t (integer targets, undefined tensors).
+inline Tensor autocast_fp32(const Tensor& t) {
+  return t.defined() && autocast_wants_fp32(t) ? t.to(kFloat) : t;
+}
 
 /// Turns autocast off for a scope (the backward engine) and restores it after.
 class AutocastOff {
@@ -43,6 +62,12 @@ class AutocastOff {
   __builtin_expect(::ember::detail::autocast_on() && (::ember::detail::autocast_wants_low(a) ||           \
                                                       ::ember::detail::autocast_wants_low(b)),            \
                    0)
+/// True when a layer of the low list (the convolutions) must recast its float operands.
+#define EMBER_AUTOCAST_LOW_ANY(...) \
+  __builtin_expect(::ember::detail::autocast_on() && ::ember::detail::autocast_any_low({__VA_ARGS__}), 0)
+/// True when a layer of the float32 list (the norms and losses) must recast its operands.
+#define EMBER_AUTOCAST_FP32_ANY(...) \
+  __builtin_expect(::ember::detail::autocast_on() && ::ember::detail::autocast_any_fp32({__VA_ARGS__}), 0)
 /// True when an op of the float32 list must recast x (no explicit dtype) to float32 first.
 #define EMBER_AUTOCAST_FP32(x, dtype) \
   __builtin_expect(::ember::detail::autocast_on() && !(dtype) && ::ember::detail::autocast_wants_fp32(x), 0)

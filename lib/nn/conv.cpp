@@ -13,6 +13,7 @@
 
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
+#include "dispatch/autocast.h"
 #include "ember/ops.h"
 #include "nn/conv_checks.h"
 #include "nn/conv_library.h"
@@ -128,6 +129,10 @@ Tensor convolution_same(const Tensor& input, const Tensor& weight, const Tensor&
 
 Tensor conv_nd(const char* op, int64_t spatial, const Tensor& input, const Tensor& weight, const Tensor& bias,
                IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  // Autocast's low list: the convolutions run in the low type, as libtorch's.
+  if (EMBER_AUTOCAST_LOW_ANY(&input, &weight, &bias))
+    return conv_nd(op, spatial, ember::detail::autocast_low(input), ember::detail::autocast_low(weight),
+                   ember::detail::autocast_low(bias), stride, padding, dilation, groups);
   EMBER_CHECK_ARG(input.defined(), "{}: the input is an undefined tensor", op);
   // libtorch's slow_conv3d converts the bias to the input's type; the others refuse it.
   if (spatial != 3) nn::detail::check_bias_type(input, bias);
@@ -141,6 +146,9 @@ Tensor conv_nd(const char* op, int64_t spatial, const Tensor& input, const Tenso
 Tensor conv_nd_mode(const char* op, int64_t spatial, const Tensor& input, const Tensor& weight,
                     const Tensor& bias, IntArrayRef stride, ConvPaddingString padding_string,
                     IntArrayRef dilation, int64_t groups) {
+  if (EMBER_AUTOCAST_LOW_ANY(&input, &weight, &bias))
+    return conv_nd_mode(op, spatial, ember::detail::autocast_low(input), ember::detail::autocast_low(weight),
+                        ember::detail::autocast_low(bias), stride, padding_string, dilation, groups);
   const std::string_view padding = padding_string.view();
   auto [x, batched] = batchify(input, spatial, op);
   const Tensor b =

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/check.h"
+#include "dispatch/autocast.h"
 #include "ember/ops.h"
 #include "nn/conv_checks.h"
 #include "nn/sliding_windows.h"
@@ -63,6 +64,11 @@ Tensor conv_transpose3d_columns(const Tensor& input, const Tensor& weight, const
 Tensor conv_transpose_nd(const char* op, int64_t spatial, const Tensor& input, const Tensor& weight,
                          const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
                          IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  // Autocast's low list, as the convolutions.
+  if (EMBER_AUTOCAST_LOW_ANY(&input, &weight, &bias))
+    return conv_transpose_nd(op, spatial, ember::detail::autocast_low(input),
+                             ember::detail::autocast_low(weight), ember::detail::autocast_low(bias), stride,
+                             padding, output_padding, groups, dilation);
   auto [x, batched] = nn::detail::batchify(input, spatial, op);
   if (spatial != 3) nn::detail::check_bias_type(x, bias);  // slow_conv_transpose3d checks it later
   EMBER_CHECK_ARG(weight.defined(), "{}: the weight is an undefined tensor", op);

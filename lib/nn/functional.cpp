@@ -94,6 +94,12 @@ Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
 }
 
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
+  // Autocast's float32 list.
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &options.weight(), &options.bias()))
+    return layer_norm(ember::detail::autocast_fp32(input),
+                      LayerNormFuncOptions(options)
+                          .weight(ember::detail::autocast_fp32(options.weight()))
+                          .bias(ember::detail::autocast_fp32(options.bias())));
   check_defined(input, "layer_norm", "input");
   const std::vector<int64_t>& shape = options.normalized_shape();
   const int64_t k = int64_t(shape.size());

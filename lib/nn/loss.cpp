@@ -5,12 +5,16 @@
 
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
-#include "loss_common.h"
+#include "dispatch/autocast.h"
 #include "ember/nn/functional.h"
 #include "ember/ops.h"
+#include "loss_common.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember::nn::functional {
+
+// Autocast's float32 list: these losses compute half and bfloat16 inputs in float32.
+using ember::detail::autocast_fp32;
 
 namespace {
 
@@ -98,17 +102,23 @@ Tensor nll(const Tensor& logp, const Tensor& target, const Tensor& weight, int64
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &target))
+    return mse_loss(autocast_fp32(input), autocast_fp32(target), options);
   check_pair(input, target, "mse_loss");
   Tensor d = input - target;
   return reduce(d * d, options.reduction());
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &target))
+    return l1_loss(autocast_fp32(input), autocast_fp32(target), options);
   check_pair(input, target, "l1_loss");
   return reduce(ember::abs(input - target), options.reduction());
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &target))
+    return smooth_l1_loss(autocast_fp32(input), autocast_fp32(target), options);
   check_pair(input, target, "smooth_l1_loss");
   const double beta = options.beta();
   EMBER_CHECK_ARG(beta >= 0, "smooth_l1_loss does not support negative values for beta, got beta={}", beta);
@@ -119,6 +129,9 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &options.weight()))
+    return nll_loss(autocast_fp32(input), target,
+                    NLLLossFuncOptions(options).weight(autocast_fp32(options.weight())));
   check_pair(input, target, "nll_loss");
   check_target_shape(input, target, "nll_loss");
   check_weight(options.weight(), input.size(class_dim(input, "nll_loss")), "nll_loss");
@@ -126,6 +139,9 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOpti
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &target, &options.weight()))
+    return cross_entropy(autocast_fp32(input), autocast_fp32(target),
+                         CrossEntropyFuncOptions(options).weight(autocast_fp32(options.weight())));
   const char* op = "cross_entropy";
   check_pair(input, target, op);
   const int64_t cd = class_dim(input, op);
@@ -178,6 +194,11 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const BinaryCrossEntropyWithLogitsFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &target, &options.weight(), &options.pos_weight()))
+    return binary_cross_entropy_with_logits(autocast_fp32(input), autocast_fp32(target),
+                                            BinaryCrossEntropyWithLogitsFuncOptions(options)
+                                                .weight(autocast_fp32(options.weight()))
+                                                .pos_weight(autocast_fp32(options.pos_weight())));
   const char* op = "binary_cross_entropy_with_logits";
   check_pair(input, target, op);
   EMBER_CHECK_ARG(target.sizes() == input.sizes(), "{}: Target size ({}) must be the same as input size ({})",

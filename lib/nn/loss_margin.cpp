@@ -7,11 +7,15 @@
 #include <vector>
 
 #include "core/torch_dtype_name.h"
+#include "dispatch/autocast.h"
 #include "ember/nn/loss.h"
 #include "iter/elementwise_iter.h"
 #include "loss_common.h"
 
 namespace ember::nn::functional {
+
+// Autocast's float32 list: these losses compute half and bfloat16 inputs in float32.
+using ember::detail::autocast_fp32;
 
 using namespace loss_detail;
 
@@ -43,6 +47,8 @@ bool all_in(const Tensor& t, int64_t lo, int64_t hi) {
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                            const MarginRankingLossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input1, &input2, &target))
+    return margin_ranking_loss(autocast_fp32(input1), autocast_fp32(input2), autocast_fp32(target), options);
   check_defined({&input1, &input2, &target}, "margin_ranking_loss");
   EMBER_CHECK_ARG(
       input1.dim() == input2.dim() && input1.dim() == target.dim(),
@@ -54,6 +60,8 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
                             const HingeEmbeddingLossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &target))
+    return hinge_embedding_loss(autocast_fp32(input), autocast_fp32(target), options);
   check_defined({&input, &target}, "hinge_embedding_loss");
   const Tensor margin_clamp = ember::clamp_min(options.margin() - input, 0);
   return reduce(ember::where(target != 1, margin_clamp, 0.0) + ember::where(target != -1, input, 0.0),
@@ -62,6 +70,9 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                              const CosineEmbeddingLossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input1, &input2, &target))
+    return cosine_embedding_loss(autocast_fp32(input1), autocast_fp32(input2), autocast_fp32(target),
+                                 options);
   const char* op = "cosine_embedding_loss";
   check_defined({&input1, &input2, &target}, op);
   const int64_t td = target.dim();
@@ -81,12 +92,15 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMarginLossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &target))
+    return soft_margin_loss(autocast_fp32(input), autocast_fp32(target), options);
   check_defined({&input, &target}, "soft_margin_loss");
   return reduce(ember::log1p(ember::exp(-input * target)), options.reduction());
 }
 
 Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
                               const MultilabelMarginLossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input)) return multilabel_margin_loss(autocast_fp32(input), target, options);
   const char* op = "multilabel_margin_loss";
   check_defined({&input, &target}, op);
   const auto [n, c] = margin_frames(input, op);
@@ -124,6 +138,9 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
 
 Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
                          const MultiMarginLossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &options.weight()))
+    return multi_margin_loss(autocast_fp32(input), target,
+                             MultiMarginLossFuncOptions(options).weight(autocast_fp32(options.weight())));
   const char* op = "multi_margin_loss";
   check_defined({&input, &target}, op);
   const int64_t p = options.p();
@@ -166,6 +183,7 @@ Tensor cosine_similarity(const Tensor& x1_in, const Tensor& x2_in,
 }
 
 Tensor pdist(const Tensor& input, double p) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input)) return pdist(autocast_fp32(input), p);
   EMBER_CHECK_ARG(input.defined(), "pdist: input is an undefined tensor");
   EMBER_CHECK_ARG(input.dim() == 2, "pdist only supports 2D tensors, got: {}D", input.dim());
   EMBER_CHECK_ARG(is_floating_point(input.dtype()), "pdist only supports floating-point dtypes");

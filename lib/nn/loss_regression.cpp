@@ -6,12 +6,16 @@
 #include <variant>
 
 #include "autograd/node.h"
+#include "dispatch/autocast.h"
 #include "ember/autograd.h"
 #include "ember/check.h"
 #include "ember/nn/loss.h"
 #include "loss_common.h"
 
 namespace ember::nn::functional {
+
+// Autocast's float32 list: these losses compute half and bfloat16 inputs in float32.
+using ember::detail::autocast_fp32;
 
 using namespace loss_detail;
 
@@ -63,6 +67,8 @@ Tensor bce_terms(const Tensor& input, const Tensor& target) {
 }  // namespace
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &target))
+    return huber_loss(autocast_fp32(input), autocast_fp32(target), options);
   check_defined({&input, &target}, "huber_loss");
   const double delta = options.delta();
   EMBER_CHECK_ARG(delta > 0, "huber_loss does not support non-positive values for delta.");
@@ -89,6 +95,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &target))
+    return kl_div(autocast_fp32(input), autocast_fp32(target), options);
   check_defined({&input, &target}, "kl_div");
   const auto& r = options.reduction();
   const bool batchmean = std::holds_alternative<BatchMean>(r);
@@ -106,6 +114,8 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions&
 }
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &target))
+    return poisson_nll_loss(autocast_fp32(input), autocast_fp32(target), options);
   check_defined({&input, &target}, "poisson_nll_loss");
   Tensor loss = options.log_input() ? ember::exp(input) - target * input
                                     : input - target * ember::log(input + options.eps());

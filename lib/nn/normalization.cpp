@@ -9,16 +9,17 @@
 #include <vector>
 
 #include "autograd/node.h"
-#include "dispatch/kernel_table.h"
-#include "nn/kernel_applies.h"
-#include "placement/placement.h"
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
+#include "dispatch/autocast.h"
+#include "dispatch/kernel_table.h"
 #include "ember/autograd.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/padding.h"
 #include "ember/nn/pooling.h"
 #include "ember/ops.h"
+#include "nn/kernel_applies.h"
+#include "placement/placement.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -234,6 +235,10 @@ Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
                   double eps, bool /*cudnn_enabled*/) {
+  // Autocast's float32 list (as layer_norm).
+  if (EMBER_AUTOCAST_FP32_ANY(&input, &weight, &bias))
+    return group_norm(ember::detail::autocast_fp32(input), num_groups, ember::detail::autocast_fp32(weight),
+                      ember::detail::autocast_fp32(bias), eps);
   EMBER_CHECK_ARG(input.defined(), "group_norm: undefined input tensor");
   const int64_t n = input.size(0), c = input.size(1);  // size(1) refuses a 1-D input
   EMBER_CHECK_ARG(num_groups > 0, "Expected num groups to be greater than 0, got {}", num_groups);
