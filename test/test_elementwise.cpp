@@ -493,3 +493,39 @@ TEST_CASE("elementwise: out= ops resize an output with no elements, and reject o
   CHECK_THROWS_AS(empty_self.add_(a), InvalidArgument);
   CHECK(empty_self.sizes() == std::vector<int64_t>{0});
 }
+
+TEST_CASE("elementwise: nan_to_num replaces NaN and the infinities as libtorch, gradient where finite") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor x = tensor({1.5, std::nan(""), inf, -inf, -2.0})
+                       .to(kDouble);  // tensor() of doubles is float32, as libtorch's
+  auto vals = [](const Tensor& t) {
+    std::vector<double> v;
+    const Tensor d = t.to(kDouble);
+    for (int64_t i = 0; i < d.numel(); ++i) v.push_back(d[i].item<double>());
+    return v;
+  };
+  CHECK(vals(nan_to_num(x)) == std::vector<double>{1.5, 0, std::numeric_limits<double>::max(),
+                                                   std::numeric_limits<double>::lowest(), -2});
+  CHECK(vals(nan_to_num(x.to(kFloat))) ==
+        std::vector<double>{1.5, 0, double(std::numeric_limits<float>::max()),
+                            double(std::numeric_limits<float>::lowest()), -2});
+  CHECK(vals(nan_to_num(x.to(kHalf))) == std::vector<double>{1.5, 0, 65504, -65504, -2});
+  CHECK(vals(nan_to_num(x.to(kBFloat16))) ==
+        std::vector<double>{1.5, 0, 3.3895313892515355e38, -3.3895313892515355e38, -2});
+  CHECK(vals(x.nan_to_num(7, 8, -9)) == std::vector<double>{1.5, 7, 8, -9, -2});
+  CHECK(nan_to_num(x.to(kFloat)).dtype() == kFloat);
+  // Integers are copied; in place and out= write the same values.
+  const Tensor ints = tensor({int64_t(3), int64_t(-4)});
+  CHECK(equal(nan_to_num(ints), ints));
+  Tensor y = x.clone();
+  y.nan_to_num_(0, 1, -1);
+  CHECK(vals(y) == std::vector<double>{1.5, 0, 1, -1, -2});
+  Tensor out = empty({0}, kDouble);
+  nan_to_num_out(out, x, 2.0);
+  CHECK(vals(out)[1] == 2.0);
+  CHECK_THROWS_AS(nan_to_num_out(out, x.to(kFloat)), InvalidArgument);
+  // The gradient: 1 where finite, 0 where replaced.
+  const Tensor leaf = x.clone().requires_grad_();
+  nan_to_num(leaf).sum().backward();
+  CHECK(vals(leaf.grad()) == std::vector<double>{1, 0, 0, 0, 1});
+}

@@ -323,3 +323,23 @@ TEST_CASE("nn norm: F::normalize and the ATen-level layer_norm") {
   const Tensor l = layer_norm(x, {2}, Tensor(), Tensor(), 1e-5);
   nn_test::expect_values(l, {-1, 1, 0, 0}, 1e-4);
 }
+
+TEST_CASE("nn norm: SyncBatchNorm without a process group of several ranks is BatchNorm") {
+  manual_seed(9);
+  nn::SyncBatchNorm sync(nn::BatchNormOptions(4).momentum(std::nullopt));
+  nn::BatchNorm3d plain(nn::BatchNormOptions(4).momentum(std::nullopt));
+  CHECK(nn_test::printed(sync) ==
+        "ember::nn::SyncBatchNorm(4, eps=1e-05, momentum=None, affine=true, track_running_stats=true)");
+  const Tensor x = randn({3, 4, 2, 3, 5});
+  for (int step = 0; step < 2; ++step) {
+    const Tensor a = sync->forward(x * double(step + 1)), b = plain->forward(x * double(step + 1));
+    CHECK(allclose(a, b, 1e-6, 1e-6));
+  }
+  CHECK(allclose(sync->running_mean, plain->running_mean));
+  CHECK(allclose(sync->running_var, plain->running_var));
+  CHECK(sync->num_batches_tracked.item<int64_t>() == 2);
+  CHECK_THROWS_AS(sync->forward(randn({4})), InvalidArgument);
+  sync->eval();
+  plain->eval();
+  CHECK(allclose(sync->forward(x), plain->forward(x), 1e-6, 1e-6));
+}

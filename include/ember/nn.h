@@ -23,6 +23,7 @@
 #include "ember/nn/pixelshuffle.h"
 #include "ember/nn/pooling.h"
 #include "ember/nn/rnn.h"
+#include "ember/nn/sync_batch_norm.h"
 #include "ember/nn/transformer.h"
 #include "ember/nn/upsampling.h"
 #include "ember/nn/utils.h"

@@ -200,6 +200,15 @@ EMBER_API Tensor isinf(const Tensor& x);
 /// Neither infinite nor NaN (bool); integer and bool tensors are all finite.
 EMBER_API Tensor isfinite(const Tensor& x);
 EMBER_API Tensor logical_not(const Tensor& x);
+/// NaN as `nan` (default 0), +inf as `posinf` and -inf as `neginf` (default: the dtype's
+/// largest and lowest finite values), as torch::nan_to_num; integer and bool tensors are
+/// copied. The gradient passes where x is finite.
+EMBER_API Tensor nan_to_num(const Tensor& x, std::optional<double> nan = std::nullopt,
+                            std::optional<double> posinf = std::nullopt,
+                            std::optional<double> neginf = std::nullopt);
+EMBER_API Tensor& nan_to_num_out(Tensor& out, const Tensor& x, std::optional<double> nan = std::nullopt,
+                                 std::optional<double> posinf = std::nullopt,
+                                 std::optional<double> neginf = std::nullopt);
 EMBER_API Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = {});
 EMBER_API Tensor clamp_min(const Tensor& x, const Scalar& min);
 EMBER_API Tensor clamp_max(const Tensor& x, const Scalar& max);

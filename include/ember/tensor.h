@@ -224,6 +224,11 @@ class EMBER_API Tensor {
   Tensor isnan() const;
   Tensor isinf() const;
   Tensor isfinite() const;
+  Tensor nan_to_num(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  const Tensor& nan_to_num_(std::optional<double> nan = std::nullopt,
+                            std::optional<double> posinf = std::nullopt,
+                            std::optional<double> neginf = std::nullopt) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
   Tensor clamp_min(const Scalar& min) const;
   Tensor clamp_max(const Scalar& max) const;

@@ -50,6 +50,44 @@ Tensor isfinite(const Tensor& x) {
 }
 Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
 
+// nan_to_num as where() of the replacements, so autograd gives libtorch's gradient (g where
+// x is finite, 0 elsewhere).
+Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  EMBER_CHECK_ARG(x.defined(), "nan_to_num: undefined tensor");
+  if (!is_floating_point(x.dtype())) return x.clone();
+  double largest = std::numeric_limits<double>::max();
+  if (x.dtype() == kFloat) largest = double(std::numeric_limits<float>::max());
+  if (x.dtype() == kHalf) largest = 65504.0;
+  if (x.dtype() == kBFloat16) largest = 3.3895313892515355e38;
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor y = where(isnan(x), nan.value_or(0.0), x);
+  y = where(eq(x, inf), posinf.value_or(largest), y);
+  return where(eq(x, -inf), neginf.value_or(-largest), y);
+}
+
+Tensor& nan_to_num_out(Tensor& out, const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
+                       std::optional<double> neginf) {
+  EMBER_CHECK_ARG(out.defined(), "nan_to_num: the output is an undefined tensor");
+  EMBER_CHECK_ARG(out.dtype() == x.dtype(), "nan_to_num: expected out of dtype {} but got {}",
+                  detail::torch_name(x.dtype()), detail::torch_name(out.dtype()));
+  const Tensor y = nan_to_num(x, nan, posinf, neginf);
+  out.resize_(y.sizes());
+  out.copy_(y);
+  return out;
+}
+
+Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf,
+                          std::optional<double> neginf) const {
+  return ember::nan_to_num(*this, nan, posinf, neginf);
+}
+
+const Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf,
+                                  std::optional<double> neginf) const {
+  copy_(ember::nan_to_num(*this, nan, posinf, neginf));
+  return *this;
+}
+
 // square is pow(x, 2): a bool tensor promotes with the integer 2 to int64, as in libtorch.
 Tensor square(const Tensor& x) {
   const bool is_bool = x.defined() && x.dtype() == kBool;
