@@ -239,6 +239,8 @@ struct OptimArgs {
 ///  - ConvolutionBackward: from grad_output (the output's shape), writes grad_input,
 ///    grad_weight and grad_bias, each only when its pointer is set; input and weight are
 ///    the forward's.
+/// With channels_last, input, output and their gradients are laid out channels-last
+/// instead (N, spatial..., C: MemoryFormat::ChannelsLast / ChannelsLast3d); the weight stays.
 /// Scratch memory comes from `workspace(workspace_ctx, bytes)`: ember's caching allocator
 /// on the op's device, valid until the kernel returns.
 struct ConvArgs {
@@ -246,6 +248,7 @@ struct ConvArgs {
 
   ScalarType dtype = ScalarType::Float;
   int spatial = 2;
+  bool channels_last = false;
   int64_t batch = 0, in_channels = 0, out_channels = 0, groups = 1;
   int64_t input_size[kMaxSpatial] = {}, output_size[kMaxSpatial] = {}, kernel[kMaxSpatial] = {};
   int64_t stride[kMaxSpatial] = {}, padding[kMaxSpatial] = {}, dilation[kMaxSpatial] = {};

@@ -20,6 +20,8 @@ namespace ember {
 
 // ---- creation: options last; dtype and device inferred as libtorch does
 EMBER_API Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});
+/// empty laid out in `memory_format` (ChannelsLast: 4 dims, ChannelsLast3d: 5; not Preserve).
+EMBER_API Tensor empty(IntArrayRef sizes, const TensorOptions& options, MemoryFormat memory_format);
 EMBER_API Tensor zeros(IntArrayRef sizes, const TensorOptions& options = {});
 EMBER_API Tensor ones(IntArrayRef sizes, const TensorOptions& options = {});
 EMBER_API Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options = {});

@@ -15,6 +15,7 @@
 #include "ember/export.h"
 #include "ember/generator.h"
 #include "ember/int_array_ref.h"
+#include "ember/memory_format.h"
 #include "ember/scalar.h"
 #include "ember/scalar_type.h"
 #include "ember/tensor_impl.h"
@@ -83,6 +84,11 @@ class EMBER_API Tensor {
   bool is_floating_point() const { return ember::is_floating_point(impl("is_floating_point")->dtype_); }
   TensorOptions options() const { return TensorOptions(impl("options")->dtype_).device(device()); }
   bool is_contiguous() const { return impl("is_contiguous")->is_contiguous_; }
+  /// Dense in `memory_format`'s order (size-1 dims may have any stride), as libtorch's.
+  bool is_contiguous(MemoryFormat memory_format) const;
+  /// The format whose order the strides follow: ChannelsLast(3d) for 4-D (5-D) tensors laid
+  /// out channels-last, else Contiguous (libtorch's rule, ambiguous cases included).
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const;
   const Storage& storage() const { return impl("storage")->storage_; }
 
   template <class T>
@@ -101,8 +107,11 @@ class EMBER_API Tensor {
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
   Tensor cpu() const;
   Tensor cuda(int index = -1) const;
-  Tensor contiguous() const;
-  Tensor clone() const;
+  /// This tensor when already dense in `memory_format`, else a copy that is (ChannelsLast
+  /// needs 4 dims, ChannelsLast3d 5).
+  Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
+  /// A copy; Preserve (the default, as libtorch) keeps a channels-last layout.
+  Tensor clone(MemoryFormat memory_format = MemoryFormat::Preserve) const;
   /// This tensor with other's dtype and device.
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
   /// to(dtype), as libtorch's toType.

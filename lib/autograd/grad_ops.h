@@ -50,7 +50,7 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
 Tensor to(const Tensor& x, Device device, ScalarType dtype, bool non_blocking, bool copy);
-Tensor clone(const Tensor& x);
+Tensor clone(const Tensor& x, MemoryFormat memory_format = MemoryFormat::Preserve);
 void copy_(Tensor& self, const Tensor& src, bool non_blocking);
 void fill_(Tensor& self, const Scalar& value);
 

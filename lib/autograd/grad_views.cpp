@@ -263,8 +263,8 @@ Tensor to(const Tensor& x, Device device, ScalarType dtype, bool non_blocking, b
   return y;
 }
 
-Tensor clone(const Tensor& x) {
-  Tensor y = forward([&] { return x.clone(); });
+Tensor clone(const Tensor& x, MemoryFormat memory_format) {
+  Tensor y = forward([&] { return x.clone(memory_format); });
   if (!requires_grad(x)) return y;
   record("CloneBackward0", {&x}, {&y}, [](N&, G& g) -> G { return {g[0]}; });
   return y;

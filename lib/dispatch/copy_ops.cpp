@@ -5,11 +5,12 @@
 #include "autograd/grad_ops.h"
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
-#include "iter/overlap.h"
 #include "ember/ops.h"
 #include "ember/registry.h"
+#include "iter/overlap.h"
 #include "placement/placement.h"
 #include "tensor/inference.h"
+#include "tensor/memory_format.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -83,16 +84,23 @@ Tensor Tensor::to(const TensorOptions& o, bool non_blocking, bool copy) const {
 Tensor Tensor::cpu() const { return to(Device(kCPU, 0)); }
 Tensor Tensor::cuda(int index) const { return to(Device(kCUDA, index)); }
 
-Tensor Tensor::contiguous() const {
+Tensor Tensor::contiguous(MemoryFormat memory_format) const {
   EMBER_CHECK_ARG(defined(), "contiguous: undefined tensor");
-  if (is_contiguous()) return *this;
-  return clone();
+  if (memory_format == MemoryFormat::Contiguous) return is_contiguous() ? *this : clone(memory_format);
+  EMBER_CHECK_ARG(memory_format != MemoryFormat::Preserve,
+                  "preserve memory format is unsupported by the contiguous operator");
+  return is_contiguous(memory_format) ? *this : clone(memory_format);
 }
 
-Tensor Tensor::clone() const {
+Tensor Tensor::clone(MemoryFormat memory_format) const {
   EMBER_CHECK_ARG(defined(), "clone: undefined tensor");
-  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::clone(*this);
-  Tensor out = detail::empty_on(sizes(), dtype(), device());
+  // Preserve keeps a channels-last layout (libtorch keeps any dense one); else row-major.
+  const MemoryFormat format =
+      memory_format == MemoryFormat::Preserve ? detail::channels_last_of(*this) : memory_format;
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::clone(*this, format);
+  Tensor out = format == MemoryFormat::Contiguous
+                   ? detail::empty_on(sizes(), dtype(), device())
+                   : detail::empty_in_format(sizes(), dtype(), *detail::find_device(device()), format);
   detail::copy_same_device(out, *this);
   return out;
 }

@@ -12,6 +12,7 @@
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
 #include "placement/placement.h"
+#include "tensor/memory_format.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -65,6 +66,12 @@ Tensor empty(IntArrayRef sizes, const TensorOptions& o) {
   detail::check_sizes(sizes, "empty");
   DeviceEntry& dev = creation_device(o, Op::Fill);
   return with_grad(detail::empty_on(sizes, o.dtype(), dev), o);
+}
+Tensor empty(IntArrayRef sizes, const TensorOptions& o, MemoryFormat memory_format) {
+  detail::check_sizes(sizes, "empty");
+  EMBER_CHECK_ARG(memory_format != MemoryFormat::Preserve, "Preserve memory format is unsupported for empty");
+  DeviceEntry& dev = creation_device(o, Op::Fill);
+  return with_grad(detail::empty_in_format(sizes, o.dtype(), dev, memory_format), o);
 }
 Tensor zeros(IntArrayRef sizes, const TensorOptions& o) { return make_filled(sizes, 0, o, "zeros"); }
 Tensor ones(IntArrayRef sizes, const TensorOptions& o) { return make_filled(sizes, 1, o, "ones"); }

@@ -11,6 +11,7 @@
 #include "iter/overlap.h"
 #include "placement/placement.h"
 #include "tensor/inference.h"
+#include "tensor/memory_format.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember::detail {
@@ -28,9 +29,22 @@ bool can_cast(ScalarType from, ScalarType to) {
   return true;
 }
 
+// A fresh result of `shape`: laid out as the first input of that shape when that one is
+// channels-last (libtorch's TensorIterator keeps any dense layout), else row-major. One flag
+// test when that input is contiguous.
+Tensor fresh_output(IntArrayRef shape, ScalarType dtype, DeviceEntry& dev, const Tensor* ins, int nins) {
+  for (int i = 0; i < nins; ++i) {
+    if (!ins[i].defined() || ins[i].sizes() != shape) continue;
+    const MemoryFormat format = channels_last_of(ins[i]);
+    if (format != MemoryFormat::Contiguous) return empty_in_format(shape, dtype, dev, format);
+    break;
+  }
+  return empty_on(shape, dtype, dev);
+}
+
 Tensor cast_on_device(const Tensor& t, ScalarType dtype, DeviceEntry& dev) {
   if (t.dtype() == dtype) return t;
-  Tensor out = empty_on(t.sizes(), dtype, dev);
+  Tensor out = fresh_output(t.sizes(), dtype, dev, &t, 1);
   ElementwiseArgs args;
   args.dtype = t.dtype();
   args.out_dtype = dtype;
@@ -45,7 +59,7 @@ Tensor cast_on_device(const Tensor& t, ScalarType dtype, DeviceEntry& dev) {
 Tensor output_for(Tensor* out, IntArrayRef shape, ScalarType dtype, DeviceEntry& dev, Op op,
                   const Tensor* ins, int nins, bool& via_temp) {
   via_temp = false;
-  if (!out) return empty_on(shape, dtype, dev);
+  if (!out) return fresh_output(shape, dtype, dev, ins, nins);
   EMBER_CHECK_ARG(out->defined(), "{}: the output is an undefined tensor", op_name(op));
   check_writable(*out);
   EMBER_CHECK_ARG(out->sizes() == shape,
@@ -221,7 +235,7 @@ Tensor run_ternary(Op op, const Tensor* inputs, const std::optional<Scalar>* sca
     shape = broadcast_shapes(shape, ins[i].sizes(), op_name(op));
     if (!(is_where && i == 0)) ins[i] = cast_on_device(ins[i], compute, dev);
   }
-  Tensor result = empty_on(shape, compute, dev);
+  Tensor result = fresh_output(shape, compute, dev, ins, 3);
   ElementwiseArgs args;
   args.dtype = compute;
   args.out_dtype = compute;

@@ -18,6 +18,7 @@
 #include "nn/conv_checks.h"
 #include "nn/conv_library.h"
 #include "nn/sliding_windows.h"
+#include "tensor/memory_format.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -88,8 +89,9 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   nn::detail::check_conv(input, weight, bias, p, /*transposed=*/false);
   if (nn::detail::library_convolution_applies(input, weight, bias))
     return nn::detail::library_convolution(input, weight, bias, p);
-  if (dim == 2) return conv2d_columns(input, weight, bias, p);
-  if (dim == 3) return conv3d_columns(input, weight, bias, p);
+  // A channels-last input gives a channels-last output, as libtorch's.
+  if (dim == 2) return ember::detail::in_layout_of(input, conv2d_columns(input, weight, bias, p));
+  if (dim == 3) return ember::detail::in_layout_of(input, conv3d_columns(input, weight, bias, p));
   // Only conv1d reaches here with dim 1 (conv2d's input of 4 dims cannot match a 3-D weight).
   p.stride.insert(p.stride.begin(), 1);
   p.padding.insert(p.padding.begin(), 0);

@@ -26,6 +26,7 @@
 #include "nn/kernel_applies.h"
 #include "nn/sliding_windows.h"
 #include "placement/placement.h"
+#include "tensor/memory_format.h"
 
 namespace ember::nn::detail {
 
@@ -45,9 +46,11 @@ struct Workspace {
 };
 
 // The shape fields of ConvArgs for contiguous operands.
-ConvArgs conv_args(const Tensor& input, const Tensor& weight, IntArrayRef out_sizes, const ConvParams& p) {
+ConvArgs conv_args(const Tensor& input, const Tensor& weight, IntArrayRef out_sizes, const ConvParams& p,
+                   MemoryFormat format) {
   ConvArgs a;
   a.dtype = input.dtype();
+  a.channels_last = format != MemoryFormat::Contiguous;
   a.spatial = int(input.dim() - 2);
   a.batch = input.size(0);
   a.in_channels = input.size(1);
@@ -133,8 +136,10 @@ autograd::variable_list kernel_backward(const Tensor& g0, const Tensor& input, c
   Tensor ins[3] = {g0, input, weight};
   ember::detail::DeviceEntry& dev = ember::detail::place_op(Op::ConvolutionBackward, ins, 3, input.dtype());
   auto kernel = ember::detail::lookup_kernel<ConvKernel>(Op::ConvolutionBackward, dev.device.type(), input.dtype());
-  const Tensor g = ins[0].contiguous(), x = ins[1].contiguous(), w = ins[2].contiguous();
-  ConvArgs a = conv_args(x, w, g.sizes(), p);
+  // The forward's layout: channels-last when its input was.
+  const MemoryFormat format = ember::detail::channels_last_of(input);
+  const Tensor g = ins[0].contiguous(format), x = ins[1].contiguous(format), w = ins[2].contiguous();
+  ConvArgs a = conv_args(x, w, g.sizes(), p, format);
   Workspace ws{x.device(), {}};
   a.workspace = &Workspace::allocate;
   a.workspace_ctx = &ws;
@@ -142,7 +147,7 @@ autograd::variable_list kernel_backward(const Tensor& g0, const Tensor& input, c
   a.weight = static_cast<const char*>(w.data_ptr());
   a.grad_output = static_cast<const char*>(g.data_ptr());
   if (node.needs(0)) {
-    out[0] = empty(x.sizes(), x.options());
+    out[0] = ember::detail::empty_in_format(x.sizes(), x.dtype(), dev, format);
     a.grad_input = static_cast<char*>(out[0].data_ptr());
   }
   if (node.needs(1)) {
@@ -170,10 +175,14 @@ Tensor library_convolution(const Tensor& input, const Tensor& weight, const Tens
   Tensor ins[3] = {input, weight, bias};
   ember::detail::DeviceEntry& dev = ember::detail::place_op(Op::Convolution, ins, bias.defined() ? 3 : 2, input.dtype());
   auto kernel = ember::detail::lookup_kernel<ConvKernel>(Op::Convolution, dev.device.type(), input.dtype());
-  const Tensor x = ins[0].contiguous(), w = ins[1].contiguous(), b = bias.defined() ? ins[2].contiguous() : Tensor();
+  // A channels-last input gives a channels-last output, as libtorch's (and oneDNN reads
+  // and writes NHWC directly).
+  const MemoryFormat format = ember::detail::channels_last_of(ins[0]);
+  const Tensor x = ins[0].contiguous(format), w = ins[1].contiguous();
+  const Tensor b = bias.defined() ? ins[2].contiguous() : Tensor();
   const std::vector<int64_t> out_sizes = output_sizes(x, w, p);
-  Tensor y = empty(out_sizes, x.options());
-  ConvArgs a = conv_args(x, w, out_sizes, p);
+  Tensor y = ember::detail::empty_in_format(out_sizes, x.dtype(), dev, format);
+  ConvArgs a = conv_args(x, w, out_sizes, p, format);
   Workspace ws{x.device(), {}};
   a.workspace = &Workspace::allocate;
   a.workspace_ctx = &ws;

@@ -18,14 +18,15 @@
 #include "autograd/node.h"
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
+#include "dispatch/kernel_table.h"
 #include "ember/autograd.h"
 #include "ember/nn/padding.h"
 #include "ember/ops.h"
-#include "dispatch/kernel_table.h"
 #include "nn/kernel_applies.h"
 #include "nn/pooling_internal.h"
-#include "placement/placement.h"
 #include "nn/sliding_windows.h"
+#include "placement/placement.h"
+#include "tensor/memory_format.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -368,7 +369,10 @@ std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& self, IntArrayRef kerne
   auto [p, oh, ow] = check_max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
   const bool batched = self.dim() == 4;
   auto [values, indices] = max_pool_core(batched ? self : self.unsqueeze(0), p, oh, ow, want_indices);
-  if (batched) return {values, indices};
+  // A channels-last input gives channels-last values and indices, as libtorch's.
+  if (batched)
+    return {ember::detail::in_layout_of(self, values),
+            indices.defined() ? ember::detail::in_layout_of(self, indices) : indices};
   return {values.squeeze(0), want_indices ? indices.squeeze(0) : indices};
 }
 
@@ -469,7 +473,7 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   const bool batched = self.dim() == 4;
   Tensor y =
       avg_pool_core(batched ? self : self.unsqueeze(0), p, oh, ow, count_include_pad, divisor_override);
-  return batched ? y : y.squeeze(0);
+  return batched ? ember::detail::in_layout_of(self, y) : y.squeeze(0);
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
@@ -494,7 +498,7 @@ Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   check_floating(self, "adaptive_avg_pool2d");
   const bool batched = nd == 4;
   Tensor y = adaptive_avg_core(batched ? self : self.unsqueeze(0), output_size[0], output_size[1]);
-  return batched ? y : y.squeeze(0);
+  return batched ? ember::detail::in_layout_of(self, y) : y.squeeze(0);
 }
 
 Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,

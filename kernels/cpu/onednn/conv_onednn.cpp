@@ -1,5 +1,6 @@
 // Op::Convolution and Op::ConvolutionBackward on the CPU through oneDNN, float32
-// (Note [Library kernels]). ember's tensors stay in their plain layout (NCHW, OIHW);
+// (Note [Library kernels]). ember's tensors stay in their plain layout (NCHW, or NHWC when
+// channels-last; OIHW);
 // each primitive is created with the layouts oneDNN prefers ("any") and the plain buffers
 // are reordered in and out around it, as libtorch's mkldnn convolution does. Primitives and
 // reorders are cached per thread, keyed by every shape field of ConvArgs, so a training
@@ -53,8 +54,8 @@ struct ConvKeyHash {
 ConvKey key_of(const ConvArgs& a, Pass pass, bool with_bias) {
   ConvKey k;
   size_t i = 0;
-  for (int64_t v : {int64_t(pass), int64_t(with_bias), int64_t(a.dtype), int64_t(a.spatial), a.batch,
-                    a.in_channels, a.out_channels, a.groups})
+  for (int64_t v : {int64_t(pass) * 2 + int64_t(a.channels_last), int64_t(with_bias), int64_t(a.dtype),
+                    int64_t(a.spatial), a.batch, a.in_channels, a.out_channels, a.groups})
     k.f[i++] = v;
   for (int d = 0; d < ConvArgs::kMaxSpatial; ++d)
     for (int64_t v : {a.input_size[d], a.output_size[d], a.kernel[d], a.stride[d], a.padding[d], a.dilation[d]})
@@ -89,10 +90,12 @@ Geometry geometry_of(const ConvArgs& a) {
                       a.input_size[d] - a.padding[d]);
   }
   static constexpr Tag act_tags[] = {Tag::ncw, Tag::nchw, Tag::ncdhw};
+  static constexpr Tag channels_last_tags[] = {Tag::nwc, Tag::nhwc, Tag::ndhwc};
   static constexpr Tag weight_tags[] = {Tag::oiw, Tag::oihw, Tag::oidhw};
   static constexpr Tag group_tags[] = {Tag::goiw, Tag::goihw, Tag::goidhw};
-  g.src = memory::desc(src, f32, act_tags[s - 1]);
-  g.dst = memory::desc(dst, f32, act_tags[s - 1]);
+  const Tag act = a.channels_last ? channels_last_tags[s - 1] : act_tags[s - 1];
+  g.src = memory::desc(src, f32, act);
+  g.dst = memory::desc(dst, f32, act);
   g.weights = memory::desc(weights, f32, a.groups > 1 ? group_tags[s - 1] : weight_tags[s - 1]);
   g.bias = memory::desc({a.out_channels}, f32, Tag::x);
   return g;
