@@ -210,6 +210,8 @@ TEST_CASE("autocast: convolutions run in the low type; norms and losses compute 
     CHECK(F::kl_div(logits, logits.exp(), F::KLDivFuncOptions().reduction(kBatchMean)).dtype() == kFloat);
     CHECK(F::soft_margin_loss(logits, logits.sign()).dtype() == kFloat);
     CHECK(F::multi_margin_loss(logits, target).dtype() == kFloat);
+    CHECK(F::triplet_margin_loss(logits, logits * 2, logits * 3).dtype() == kFloat);
+    CHECK(F::cosine_similarity(logits, logits * 2).dtype() == kFloat);
     // The float32 result equals the loss of the float32 values.
     CHECK(F::mse_loss(logits, logits * 2).item<double>() ==
           Approx(F::mse_loss(logits.to(kFloat), logits.to(kFloat) * 2).item<double>()).epsilon(1e-6));

@@ -216,3 +216,17 @@ TEST_CASE("nn pool/norm kernels: the placement log names them, and threads share
   for (auto& th : threads) th.join();
   for (const Tensor& g : got) CHECK(equal(g, want));
 }
+
+TEST_CASE("nn pool kernel: a window with no input position gets no gradient; saved indices are checked") {
+  // Padding 1 and dilation 3 over 2x2: the only window reads offsets -1 and 2, both outside.
+  const Tensor x = randn({1, 1, 2, 2}).requires_grad_();
+  auto [v, i] = max_pool2d_with_indices(x, 2, 1, 1, 3);
+  CHECK(v.sizes() == IntArrayRef({1, 1, 1, 1}));
+  v.sum().backward();
+  CHECK(equal(x.grad(), zeros({1, 1, 2, 2})));
+  // The indices handed back are the ones backward reads: changing them in place is refused.
+  const Tensor y = randn({1, 2, 4, 4}).requires_grad_();
+  auto [values, indices] = max_pool2d_with_indices(y, 2);
+  indices.zero_();
+  CHECK_THROWS_AS(values.sum().backward(), Error);
+}

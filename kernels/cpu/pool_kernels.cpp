@@ -166,7 +166,10 @@ void max_pool2d_backward_typed(const PoolArgs& a) {
     const T* src = g + p * plane_out;
     const int64_t* idx = a.indices + p * plane_out;
     std::fill(dst, dst + plane_in, T(0));
-    for (int64_t k = 0; k < plane_out; ++k) dst[idx[k]] += src[k];
+    // A window that holds no input position (libtorch allows some with padding and
+    // dilation) has an index outside the plane: it gets no gradient.
+    for (int64_t k = 0; k < plane_out; ++k)
+      if (idx[k] >= 0 && idx[k] < plane_in) dst[idx[k]] += src[k];
   });
 }
 

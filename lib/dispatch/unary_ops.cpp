@@ -69,8 +69,8 @@ Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<doub
 Tensor& nan_to_num_out(Tensor& out, const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
                        std::optional<double> neginf) {
   EMBER_CHECK_ARG(out.defined(), "nan_to_num: the output is an undefined tensor");
-  EMBER_CHECK_ARG(out.dtype() == x.dtype(), "nan_to_num: expected out of dtype {} but got {}",
-                  detail::torch_name(x.dtype()), detail::torch_name(out.dtype()));
+  EMBER_CHECK_ARG(out.dtype() == x.dtype(), "nan_to_num: dtype of out: {} should be same as input: {}",
+                  detail::torch_name(out.dtype()), detail::torch_name(x.dtype()));
   const Tensor y = nan_to_num(x, nan, posinf, neginf);
   out.resize_(y.sizes());
   out.copy_(y);

@@ -167,6 +167,8 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
 
 Tensor cosine_similarity(const Tensor& x1_in, const Tensor& x2_in,
                          const CosineSimilarityFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&x1_in, &x2_in))
+    return cosine_similarity(autocast_fp32(x1_in), autocast_fp32(x2_in), options);
   const char* op = "cosine_similarity";
   check_defined({&x1_in, &x2_in}, op);
   const ScalarType dt = promote_types(x1_in.dtype(), x2_in.dtype());
@@ -208,6 +210,9 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDista
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            const TripletMarginLossFuncOptions& options) {
+  if (EMBER_AUTOCAST_FP32_ANY(&anchor, &positive, &negative))
+    return triplet_margin_loss(autocast_fp32(anchor), autocast_fp32(positive), autocast_fp32(negative),
+                               options);
   check_defined({&anchor, &positive, &negative}, "triplet_margin_loss");
   EMBER_CHECK_ARG(
       anchor.dim() == positive.dim() && positive.dim() == negative.dim(),

@@ -162,20 +162,25 @@ std::tuple<Tensor, Tensor> max_pool_kernel(const Tensor& x, const Pool2d& p, int
   Tensor indices = empty({n, c, oh, ow}, x.options().dtype(kLong));
   Tensor values = run_pool_kernel(Op::MaxPool2d, x, {n, c, oh, ow}, a, indices);
   if (GradMode::is_enabled() && x.requires_grad()) {
-    autograd::record("MaxPool2DWithIndicesBackward0", {&x}, {&values},
-                     [indices, a, n, c](autograd::FormulaNode&, autograd::variable_list& grads) {
-                       autograd::variable_list out(1);
-                       const Tensor& g = grads[0];
-                       if (!g.defined()) return out;
-                       const int64_t h = a.in_h, w = a.in_w, l = a.out_h * a.out_w;
-                       if (GradMode::is_enabled() || !nn::detail::kernel_applies(Op::MaxPool2dBackward, {&g}))
-                         out[0] = zeros({n, c, h * w}, g.options())
-                                      .scatter_add(2, indices.view({n, c, l}), g.reshape({n, c, l}))
-                                      .view({n, c, h, w});
-                       else
-                         out[0] = run_pool_kernel(Op::MaxPool2dBackward, g, {n, c, h, w}, a, indices);
-                       return out;
-                     });
+    // The indices are saved (not captured): the caller gets them too, and an in-place change
+    // is caught as for any saved tensor.
+    auto node = autograd::record(
+        "MaxPool2DWithIndicesBackward0", {&x}, {&values},
+        [a, n, c](autograd::FormulaNode& node, autograd::variable_list& grads) {
+          autograd::variable_list out(1);
+          const Tensor& g = grads[0];
+          if (!g.defined()) return out;
+          const Tensor indices = node.saved(0);
+          const int64_t h = a.in_h, w = a.in_w, l = a.out_h * a.out_w;
+          if (GradMode::is_enabled() || !nn::detail::kernel_applies(Op::MaxPool2dBackward, {&g}))
+            out[0] = zeros({n, c, h * w}, g.options())
+                         .scatter_add(2, indices.view({n, c, l}), g.reshape({n, c, l}))
+                         .view({n, c, h, w});
+          else
+            out[0] = run_pool_kernel(Op::MaxPool2dBackward, g, {n, c, h, w}, a, indices);
+          return out;
+        });
+    node->saved_[0] = autograd::SavedVariable(indices, false);
   }
   return {values, indices};
 }

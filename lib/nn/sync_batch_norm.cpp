@@ -78,21 +78,24 @@ Tensor sync_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& 
       running_var.mul_(1 - momentum).add_((var * (count / (count - 1))).to(running_var.dtype()), momentum);
   }
   if (!(GradMode::is_enabled() && autograd::any_requires_grad({&input, &weight, &bias}))) return y;
+  const ScalarType bias_dtype = bias.defined() ? bias.dtype() : input.dtype();
   auto node = autograd::record(
       "SyncBatchNormBackward", {&input, &weight, &bias}, {&y},
-      [pg, mean, invstd, dims, shape, count, c](autograd::FormulaNode& node,
-                                                autograd::variable_list& grads) -> autograd::variable_list {
+      [pg, mean, invstd, dims, shape, count, c, bias_dtype](
+          autograd::FormulaNode& node, autograd::variable_list& grads) -> autograd::variable_list {
         autograd::variable_list out(3);
-        if (!grads[0].defined()) return out;
         EMBER_CHECK_TYPED(!GradMode::is_enabled(), NotImplemented,
                           "sync_batch_norm: double backward (create_graph) is not supported: its gradient "
                           "all-reduces are not differentiable");
-        const Tensor x = node.saved(0), w = node.saved(1), g = grads[0];
+        const Tensor x = node.saved(0), w = node.saved(1);
+        // An undefined gradient is zeros: every rank must still join the all-reduce below.
+        const Tensor g = grads[0].defined() ? grads[0] : zeros_like(x);
         const Tensor xc = x.to(kDouble) - mean.view(shape);
         Tensor sums = cat({sum(g, dims, false, kDouble), sum(g.to(kDouble) * xc, dims)});
         // Local sums: this rank's weight and bias gradients (DDP averages them).
         if (node.needs(1)) out[1] = (sums.narrow(0, c, c) * invstd).to(w.dtype());
-        if (node.needs(2)) out[2] = sums.narrow(0, 0, c).to(x.dtype()).clone();  // sums is all-reduced next
+        // The bias's dtype: float16 input with float32 parameters could overflow in float16.
+        if (node.needs(2)) out[2] = sums.narrow(0, 0, c).to(bias_dtype).clone();  // sums is all-reduced next
         // Every rank all-reduces, whatever it needs, so that the collectives match.
         pg->all_reduce(sums);
         if (!node.needs(0)) return out;
