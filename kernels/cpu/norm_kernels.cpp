@@ -1,30 +1,15 @@
 // CPU batch-norm reductions (ChannelStatsArgs): per channel of a contiguous (N, C, S)
 // tensor, float64 sums as libtorch's CPU batch norm accumulates, over four independent
 // accumulators so the adds pipeline (a single chain runs at one add per latency).
-#include <omp.h>
-
 #include <algorithm>
 
-#include "cpu/cpu_loops.h"
+#include "cpu/parallel_items.h"
 #include "cpu/register_cpu.h"
 #include "ember/registry.h"
 
 namespace ember::detail {
 
 namespace {
-
-template <class Fn>
-void for_each_channel(int64_t channels, int64_t work_per_channel, const Fn& fn) {
-  const bool big = channels > 1 && channels * work_per_channel > 32768 && omp_get_max_threads() > 1 &&
-                   !omp_in_parallel();
-  ParallelRegionGuard region(big);
-  if (!region.alone()) {
-    for (int64_t c = 0; c < channels; ++c) fn(c);
-    return;
-  }
-#pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < channels; ++c) fn(c);
-}
 
 // Sum of f(k) over k < n in float64, four accumulators.
 template <class F>
@@ -43,7 +28,7 @@ void batch_norm_stats_typed(const ChannelStatsArgs& a) {
   T* mean = reinterpret_cast<T*>(a.out0);
   T* var = reinterpret_cast<T*>(a.out1);
   const double count = double(a.n * a.s);
-  for_each_channel(a.c, a.n * a.s, [&](int64_t c) {
+  for_each_item(a.c, a.n * a.s, [&](int64_t c) {
     double sum = 0;
     for (int64_t b = 0; b < a.n; ++b) {
       const T* row = x + (b * a.c + c) * a.s;
@@ -70,7 +55,7 @@ void batch_norm_backward_reduce_typed(const ChannelStatsArgs& a) {
   const T* mean = reinterpret_cast<const T*>(a.mean);
   T* sum_g = reinterpret_cast<T*>(a.out0);
   T* dot = reinterpret_cast<T*>(a.out1);
-  for_each_channel(a.c, 2 * a.n * a.s, [&](int64_t c) {
+  for_each_item(a.c, 2 * a.n * a.s, [&](int64_t c) {
     const double m = double(mean[c]);
     double sg = 0, d = 0;
     for (int64_t b = 0; b < a.n; ++b) {

@@ -2,36 +2,20 @@
 // plane per task: max pooling scans each window in row-major order with libtorch's
 // comparison, so values and indices are libtorch's (NaN included); adaptive average pooling
 // sums libtorch's bins; the gradients add into a zeroed plane in output order.
-#include <omp.h>
-
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
-#include <limits>
 
-#include "cpu/cpu_loops.h"
+#include "cpu/parallel_items.h"
 #include "cpu/register_cpu.h"
 #include "ember/registry.h"
 
 namespace ember::detail {
 
 namespace {
-
-// Runs fn(plane) for each plane, split across the OpenMP team when the work is large
-// enough and no other thread's team runs (Note [One thread pool]).
-template <class Fn>
-void for_each_plane(int64_t planes, int64_t work_per_plane, const Fn& fn) {
-  const bool big = planes > 1 && planes * work_per_plane > 32768 && omp_get_max_threads() > 1 && !omp_in_parallel();
-  ParallelRegionGuard region(big);
-  if (!region.alone()) {
-    for (int64_t p = 0; p < planes; ++p) fn(p);
-    return;
-  }
-#pragma omp parallel for schedule(static)
-  for (int64_t p = 0; p < planes; ++p) fn(p);
-}
 
 // The first window offset i with start + i * step >= 0, and the end (exclusive) of the
 // offsets that stay below `size`.
@@ -111,7 +95,7 @@ void max_pool2d_typed(const PoolArgs& a) {
   if (plane_in > int64_t(std::numeric_limits<I>::max())) q_hi = q_lo;
   M lane_step;
   for (int l = 0; l < kLanes; ++l) lane_step[l] = I(l * a.stride_w);
-  for_each_plane(a.planes, plane_out * a.kernel_h * a.kernel_w, [&](int64_t p) {
+  for_each_item(a.planes, plane_out * a.kernel_h * a.kernel_w, [&](int64_t p) {
     const T* x = in + p * plane_in;
     T* y = out + p * plane_out;
     int64_t* idx = a.indices + p * plane_out;
@@ -161,7 +145,7 @@ void max_pool2d_backward_typed(const PoolArgs& a) {
   const T* g = reinterpret_cast<const T*>(a.input);
   T* gx = reinterpret_cast<T*>(a.output);
   const int64_t plane_in = a.in_h * a.in_w, plane_out = a.out_h * a.out_w;
-  for_each_plane(a.planes, plane_in + plane_out, [&](int64_t p) {
+  for_each_item(a.planes, plane_in + plane_out, [&](int64_t p) {
     T* dst = gx + p * plane_in;
     const T* src = g + p * plane_out;
     const int64_t* idx = a.indices + p * plane_out;
@@ -189,7 +173,7 @@ void adaptive_avg_pool2d_typed(const PoolArgs& a) {
   T* out = reinterpret_cast<T*>(a.output);
   const int64_t plane_in = a.in_h * a.in_w, plane_out = a.out_h * a.out_w;
   const std::vector<int64_t> rows = adaptive_bins(a.in_h, a.out_h), cols = adaptive_bins(a.in_w, a.out_w);
-  for_each_plane(a.planes, plane_in + plane_out, [&](int64_t p) {
+  for_each_item(a.planes, plane_in + plane_out, [&](int64_t p) {
     const T* x = in + p * plane_in;
     T* y = out + p * plane_out;
     for (int64_t r = 0; r < a.out_h; ++r) {
@@ -211,7 +195,7 @@ void adaptive_avg_pool2d_backward_typed(const PoolArgs& a) {
   T* gx = reinterpret_cast<T*>(a.output);
   const int64_t plane_in = a.in_h * a.in_w, plane_out = a.out_h * a.out_w;
   const std::vector<int64_t> rows = adaptive_bins(a.in_h, a.out_h), cols = adaptive_bins(a.in_w, a.out_w);
-  for_each_plane(a.planes, plane_in + plane_out, [&](int64_t p) {
+  for_each_item(a.planes, plane_in + plane_out, [&](int64_t p) {
     T* dst = gx + p * plane_in;
     const T* src = g + p * plane_out;
     std::fill(dst, dst + plane_in, T(0));

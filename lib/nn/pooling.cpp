@@ -287,18 +287,29 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> bins(int64_t in, int64_t o
   return {member, size};
 }
 
-// The gradient of adaptive_avg_core's membership form in ordinary ops: each bin's share
-// (g over the bin's size) spread back over the bin.
-Tensor adaptive_avg_backward_composite(const Tensor& g, int64_t h, int64_t w) {
-  const int64_t oh = g.size(-2), ow = g.size(-1);
+// Adaptive pooling's membership form: the (oh, h) and (ow, w) 0/1 bin matrices and the
+// (oh, ow) bin sizes, in `like`'s dtype on its device.
+struct AdaptiveBins {
+  Tensor rows, cols, counts;
+};
+
+AdaptiveBins adaptive_bins(int64_t h, int64_t w, int64_t oh, int64_t ow, const Tensor& like) {
   auto [rows, row_sizes] = bins(h, oh);
   auto [cols, col_sizes] = bins(w, ow);
   std::vector<int64_t> counts(size_t(oh * ow));
   for (int64_t i = 0; i < oh; ++i)
     for (int64_t j = 0; j < ow; ++j) counts[size_t(i * ow + j)] = row_sizes[size_t(i)] * col_sizes[size_t(j)];
-  const Tensor p_h = index_table(rows, oh, h, g.device()).to(g.dtype());
-  const Tensor p_w = index_table(cols, ow, w, g.device()).to(g.dtype());
-  return matmul(matmul(p_h.t(), g / index_table(counts, oh, ow, g.device()).to(g.dtype())), p_w);
+  const Device d = like.device();
+  const ScalarType t = like.dtype();
+  return {index_table(rows, oh, h, d).to(t), index_table(cols, ow, w, d).to(t),
+          index_table(counts, oh, ow, d).to(t)};
+}
+
+// The gradient of the membership form in ordinary ops: each bin's share (g over the bin's
+// size) spread back over the bin.
+Tensor adaptive_avg_backward_composite(const Tensor& g, int64_t h, int64_t w) {
+  const AdaptiveBins b = adaptive_bins(h, w, g.size(-2), g.size(-1), g);
+  return matmul(matmul(b.rows.t(), g / b.counts), b.cols);
 }
 
 // Adaptive average pooling as Op::AdaptiveAvgPool2d (the CPU's direct loop), recorded as
@@ -329,14 +340,8 @@ Tensor adaptive_avg_core(const Tensor& x, int64_t oh, int64_t ow) {
   const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
   if (oh > 0 && ow > 0 && h % oh == 0 && w % ow == 0)
     return x.reshape({n, c, oh, h / oh, ow, w / ow}).mean({3, 5});
-  auto [rows, row_sizes] = bins(h, oh);
-  auto [cols, col_sizes] = bins(w, ow);
-  std::vector<int64_t> counts(size_t(oh * ow));
-  for (int64_t i = 0; i < oh; ++i)
-    for (int64_t j = 0; j < ow; ++j) counts[size_t(i * ow + j)] = row_sizes[size_t(i)] * col_sizes[size_t(j)];
-  const Tensor p_h = index_table(rows, oh, h, x.device()).to(x.dtype());
-  const Tensor p_w = index_table(cols, ow, w, x.device()).to(x.dtype());
-  return matmul(matmul(p_h, x), p_w.t()) / index_table(counts, oh, ow, x.device()).to(x.dtype());
+  const AdaptiveBins b = adaptive_bins(h, w, oh, ow, x);
+  return matmul(matmul(b.rows, x), b.cols.t()) / b.counts;
 }
 
 // libtorch's size(-3) on fewer than 3 dims (avg_pool2d reads it unchecked).
