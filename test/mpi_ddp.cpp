@@ -11,11 +11,6 @@ namespace dist = ember::distributed;
 
 namespace {
 
-dist::ProcessGroup& pg() {
-  if (!dist::is_initialized()) dist::init_process_group(dist::Backend::MPI);
-  return dist::default_group();
-}
-
 // A 3-8-1 tanh network, its parameters registered in forward order.
 std::vector<Tensor> make_params() {
   std::vector<Tensor> ps = {randn({3, 8}), randn({8}), randn({8, 1}), randn({1})};
@@ -45,7 +40,7 @@ std::vector<Tensor> clones(const std::vector<Tensor>& ps) {
 }  // namespace
 
 TEST_CASE("ddp: 2 ranks on half a batch each match one process on the whole batch") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   manual_seed(100 + uint64_t(g.rank()));  // different initial values: DDP must broadcast rank 0's
   std::vector<Tensor> params = make_params();
   dist::DistributedDataParallel ddp(params, g, /*bucket_cap_mb=*/1e-4);
@@ -78,7 +73,7 @@ TEST_CASE("ddp: 2 ranks on half a batch each match one process on the whole batc
 }
 
 TEST_CASE("ddp: no_sync accumulates locally and the next backward averages the sum") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   manual_seed(5);
   std::vector<Tensor> params = make_params();
   dist::DistributedDataParallel ddp(params, g);
@@ -102,7 +97,7 @@ TEST_CASE("ddp: no_sync accumulates locally and the next backward averages the s
 }
 
 TEST_CASE("ddp: a parameter unused on one rank still completes its bucket") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   manual_seed(9);
   std::vector<Tensor> params = make_params();
   Tensor extra = tensor({1.5f, -2.0f}).requires_grad_(true);
@@ -124,7 +119,7 @@ TEST_CASE("ddp: a parameter unused on one rank still completes its bucket") {
 }
 
 TEST_CASE("ddp: an nn module trained with Adam on half a batch per rank matches one process on the whole batch") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   manual_seed(200 + uint64_t(g.rank()));  // different initial weights per rank
   nn::Sequential model(nn::Linear(3, 8), nn::Tanh(), nn::Linear(8, 1));
   dist::DistributedDataParallel ddp(model, g);

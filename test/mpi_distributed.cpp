@@ -15,11 +15,6 @@ namespace dist = ember::distributed;
 
 namespace {
 
-dist::ProcessGroup& pg() {
-  if (!dist::is_initialized()) dist::init_process_group(dist::Backend::MPI);
-  return dist::default_group();
-}
-
 // What rank r contributes: small integers exact in every dtype (bool: alternating).
 Tensor contribution(int r, ScalarType dt) {
   Tensor x = arange(6).reshape({2, 3}).add(r + 1);
@@ -53,7 +48,7 @@ const dist::ReduceOp kAllOps[] = {dist::ReduceOp::SUM, dist::ReduceOp::AVG, dist
 }  // namespace
 
 TEST_CASE("mpi: init_process_group reads the launcher's rank and size") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   CHECK(dist::is_initialized());
   CHECK(g.size() == 2);
   CHECK(g.backend() == dist::Backend::MPI);
@@ -64,7 +59,7 @@ TEST_CASE("mpi: init_process_group reads the launcher's rank and size") {
 }
 
 TEST_CASE("mpi: distributed samplers take rank and world size from the group") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   auto share = [](auto& sampler) {
     std::vector<int64_t> out;
     while (auto batch = sampler.next(4)) out.insert(out.end(), batch->begin(), batch->end());
@@ -90,7 +85,7 @@ TEST_CASE("mpi: distributed samplers take rank and world size from the group") {
 }
 
 TEST_CASE("mpi: all_reduce of every dtype and op matches the local reduction") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   for (ScalarType dt : kAllTypes)
     for (dist::ReduceOp op : kAllOps) {
       if (dt == kBool && op == dist::ReduceOp::AVG) continue;
@@ -105,7 +100,7 @@ TEST_CASE("mpi: all_reduce of every dtype and op matches the local reduction") {
 }
 
 TEST_CASE("mpi: half and bfloat16 sums round like the float sum") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   for (ScalarType dt : {kHalf, kBFloat16}) {
     auto of = [dt](int r) { return (arange(64, kFloat) * 0.013 + 0.1 * (r + 1)).to(dt); };
     Tensor t = of(g.rank());
@@ -116,7 +111,7 @@ TEST_CASE("mpi: half and bfloat16 sums round like the float sum") {
 }
 
 TEST_CASE("mpi: all_reduce writes the result back through a strided view") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   Tensor base = zeros({4, 6});
   Tensor view = base.slice(1, 0, 6, 2).t();  // every other column, transposed
   REQUIRE_FALSE(view.is_contiguous());
@@ -127,7 +122,7 @@ TEST_CASE("mpi: all_reduce writes the result back through a strided view") {
 }
 
 TEST_CASE("mpi: all_reduce of a tensor on another device stages it through host memory") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   ember::testing::ensure_fake_accelerator();
   const Device npu(kPrivateUse1, 0);
   Tensor t = (arange(10, kFloat) * (g.rank() + 1)).to(npu);
@@ -144,7 +139,7 @@ TEST_CASE("mpi: all_reduce of a tensor on another device stages it through host 
 }
 
 TEST_CASE("mpi: broadcast copies the root's tensor to every rank") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   for (int root : {0, 1}) {
     Tensor t = full({3, 4}, int64_t(10 * g.rank() + 7), TensorOptions(kInt64));
     g.broadcast(t, root);
@@ -158,7 +153,7 @@ TEST_CASE("mpi: broadcast copies the root's tensor to every rank") {
 }
 
 TEST_CASE("mpi: all_gather fills one output per rank, strided outputs included") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   Tensor input = full({2, 3}, g.rank() + 1.5);
   std::vector<Tensor> outputs = {empty({2, 3}), empty({3, 2}).t()};
   g.all_gather(outputs, input);
@@ -167,7 +162,7 @@ TEST_CASE("mpi: all_gather fills one output per rank, strided outputs included")
 }
 
 TEST_CASE("mpi: reduce_scatter gives rank r the reduction of every rank's input r") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   const int me = g.rank();
   auto input = [](int r, int k) { return full({3}, double(10 * r + k + 1), TensorOptions(kInt32)); };
   for (dist::ReduceOp op : kAllOps) {
@@ -184,7 +179,7 @@ TEST_CASE("mpi: reduce_scatter gives rank r the reduction of every rank's input 
 }
 
 TEST_CASE("mpi: an async all_reduce runs while the caller computes, in call order") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   Tensor big = full({32 << 20}, float(g.rank() + 1));  // 128 MB
   auto work = g.all_reduce(big, dist::ReduceOp::SUM, /*async=*/true);
   const bool done_at_once = work->is_completed();
@@ -212,7 +207,7 @@ TEST_CASE("mpi: an async all_reduce runs while the caller computes, in call orde
 }
 
 TEST_CASE("mpi: misuse throws typed errors and changes no tensor") {
-  dist::ProcessGroup& g = pg();
+  dist::ProcessGroup& g = ember_test::mpi_group();
   auto throws = [](const std::function<void()>& f, const std::string& text) {
     ember_test::expect_throw<InvalidArgument>([&] { (void)f(); }, text);
   };

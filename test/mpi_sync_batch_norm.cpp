@@ -6,27 +6,14 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_util.h"
+
 using namespace ember;
+using ember_test::check_close;
 namespace dist = ember::distributed;
 
-namespace {
-
-dist::ProcessGroup& group() {
-  if (!dist::is_initialized()) dist::init_process_group(dist::Backend::MPI);
-  return dist::default_group();
-}
-
-void check_close(const Tensor& got, const Tensor& want, const char* what) {
-  INFO(what);
-  REQUIRE(got.sizes() == want.sizes());
-  CHECK((got.to(kDouble) - want.to(kDouble)).abs().max().item<double>() <=
-        1e-10 * (1 + want.abs().max().item<double>()));
-}
-
-}  // namespace
-
 TEST_CASE("mpi: SyncBatchNorm over the ranks equals BatchNorm over the whole batch") {
-  dist::ProcessGroup& pg = group();
+  dist::ProcessGroup& pg = ember_test::mpi_group();
   REQUIRE(pg.size() == 2);
   const int64_t rank = pg.rank();
   // The same numbers on every rank; ranks hold unequal parts (5 and 3 samples).
@@ -45,30 +32,30 @@ TEST_CASE("mpi: SyncBatchNorm over the ranks equals BatchNorm over the whole bat
   const Tensor xw = x.clone().requires_grad_(), xp = x.narrow(0, begin, len).clone().requires_grad_();
   const Tensor yw = whole->forward(xw), yp = part->forward(xp);
   CHECK(yp.grad_fn()->name() == "SyncBatchNormBackward");
-  check_close(yp, yw.narrow(0, begin, len), "output");
-  check_close(part->running_mean, whole->running_mean, "running mean");
-  check_close(part->running_var, whole->running_var, "running var");
+  check_close(yp, yw.narrow(0, begin, len), 1e-10, "output");
+  check_close(part->running_mean, whole->running_mean, 1e-10, "running mean");
+  check_close(part->running_var, whole->running_var, 1e-10, "running var");
   CHECK(part->num_batches_tracked.item<int64_t>() == 1);
 
   (yw * g).sum().backward();
   (yp * g.narrow(0, begin, len)).sum().backward();
-  check_close(xp.grad(), xw.grad().narrow(0, begin, len), "input gradient");
+  check_close(xp.grad(), xw.grad().narrow(0, begin, len), 1e-10, "input gradient");
   // Local weight and bias gradients: their sum over the ranks is the whole batch's.
   Tensor gw = part->weight.grad().clone(), gb = part->bias.grad().clone();
   pg.all_reduce(gw);
   pg.all_reduce(gb);
-  check_close(gw, whole->weight.grad(), "weight gradient, summed");
-  check_close(gb, whole->bias.grad(), "bias gradient, summed");
+  check_close(gw, whole->weight.grad(), 1e-10, "weight gradient, summed");
+  check_close(gb, whole->bias.grad(), 1e-10, "bias gradient, summed");
 
   // Eval uses the running statistics, like BatchNorm, with no collective.
   part->eval();
   whole->eval();
   NoGradGuard no_grad;
-  check_close(part->forward(x), whole->forward(x), "eval output");
+  check_close(part->forward(x), whole->forward(x), 1e-10, "eval output");
 }
 
 TEST_CASE("mpi: sync_batch_norm in float32 and its errors") {
-  dist::ProcessGroup& pg = group();
+  dist::ProcessGroup& pg = ember_test::mpi_group();
   manual_seed(7 + uint64_t(pg.rank()));  // different data per rank
   const Tensor x = randn({4, 6, 7});
   const Tensor y = sync_batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5);

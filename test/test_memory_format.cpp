@@ -11,18 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "test_util.h"
+
 using namespace ember;
+using ember_test::check_close;
 
 namespace {
 
 std::vector<int64_t> strides_of(const Tensor& t) { return t.strides().vec(); }
-
-void check_close(const Tensor& got, const Tensor& want, const std::string& what) {
-  INFO(what);
-  REQUIRE(got.sizes() == want.sizes());
-  CHECK((got.to(kDouble) - want.to(kDouble)).abs().max().item<double>() <=
-        1e-5 * (1 + want.abs().max().item<double>()));
-}
 
 }  // namespace
 
@@ -76,7 +72,7 @@ TEST_CASE("memory format: elementwise ops keep a channels-last input's layout") 
   CHECK((x * randn({1, 3, 1, 1})).is_contiguous(MemoryFormat::ChannelsLast));
   // The first operand of the result's shape decides, as libtorch's.
   CHECK((randn({2, 3, 4, 5}) + x).is_contiguous());
-  check_close(relu(x), relu(x.contiguous()), "relu values");
+  check_close(relu(x), relu(x.contiguous()), 1e-5, "relu values");
 }
 
 TEST_CASE("memory format: CNN layers keep channels-last, with the row-major values and gradients") {
@@ -105,7 +101,7 @@ TEST_CASE("memory format: CNN layers keep channels-last, with the row-major valu
                            "avg_pool2d", "input gradient", "weight gradient"};
     for (size_t k = 0; k < want.size(); ++k) {
       INFO(names[k]);
-      check_close(got[k], want[k], names[k]);
+      check_close(got[k], want[k], 1e-5, names[k]);
       if (k < 5) CHECK(got[k].is_contiguous(MemoryFormat::ChannelsLast));  // the layer outputs
     }
     auto [v, i] = max_pool2d_with_indices(x0.contiguous(MemoryFormat::ChannelsLast), 2);

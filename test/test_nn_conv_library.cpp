@@ -15,6 +15,8 @@
 
 #include "test_util.h"
 
+using ember_test::check_close;
+
 using namespace ember;
 
 namespace {
@@ -53,15 +55,6 @@ Result run(const ConvCase& c, const Tensor& x0, const Tensor& w0, const Tensor& 
   Tensor y = conv_nd(x, w, b, c);
   y.backward(g0.to(dt));
   return {y.detach(), x.grad(), w.grad(), c.bias ? b.grad() : Tensor(), y.grad_fn()->name()};
-}
-
-// |a - b| <= tol * (1 + max |reference|), a float32 result against a float64 one.
-void check_close(const Tensor& got, const Tensor& want, const std::string& what) {
-  INFO(what);
-  REQUIRE(got.sizes() == want.sizes());
-  const double scale = 1 + want.abs().max().item<double>();
-  const double err = (got.to(kDouble) - want.to(kDouble)).abs().max().item<double>();
-  CHECK(err <= 2e-5 * scale);
 }
 
 const std::vector<ConvCase>& cases() {
@@ -127,10 +120,10 @@ TEST_CASE("nn conv library: values and gradients equal the portable form's and f
       CHECK(want.node != "ConvolutionBackward0");  // float64: the portable form
       for (const Result* r : {&lib, static_cast<const Result*>(&portable)}) {
         const std::string who = r == &lib ? "library " : "portable ";
-        check_close(r->y, want.y, who + "output");
-        check_close(r->gx, want.gx, who + "grad input");
-        check_close(r->gw, want.gw, who + "grad weight");
-        if (c.bias) check_close(r->gb, want.gb, who + "grad bias");
+        check_close(r->y, want.y, 2e-5, who + "output");
+        check_close(r->gx, want.gx, 2e-5, who + "grad input");
+        check_close(r->gw, want.gw, 2e-5, who + "grad weight");
+        if (c.bias) check_close(r->gb, want.gb, 2e-5, who + "grad bias");
       }
     }
   }
@@ -144,7 +137,7 @@ TEST_CASE("nn conv library: only the gradients that are needed, and none under n
   y.sum().backward();
   Tensor w64 = w.to(kDouble).requires_grad_();
   conv2d(x.to(kDouble), w64, b.to(kDouble), 1, 1).sum().backward();
-  check_close(w_leaf.grad(), w64.grad(), "grad weight alone");
+  check_close(w_leaf.grad(), w64.grad(), 2e-5, "grad weight alone");
   const Tensor b_leaf = b.clone().requires_grad_();
   conv2d(x, w, b_leaf, 1, 1).sum().backward();  // only the bias: sum of ones per channel
   CHECK(allclose(b_leaf.grad(), full({4}, 2.0 * 8 * 8)));
@@ -172,7 +165,8 @@ TEST_CASE("nn conv library: double backward (create_graph) equals the portable f
     PortableOnly off;
     portable = second_order();
   }
-  for (size_t i = 0; i < lib.size(); ++i) check_close(lib[i], portable[i], "order " + std::to_string(i));
+  for (size_t i = 0; i < lib.size(); ++i)
+    check_close(lib[i], portable[i], 2e-5, "order " + std::to_string(i));
 }
 
 TEST_CASE("nn conv library: modules, padding modes, batch 0 and the placement log") {
@@ -185,7 +179,7 @@ TEST_CASE("nn conv library: modules, padding modes, batch 0 and the placement lo
     PortableOnly off;
     y_portable = conv->forward(x);
   }
-  check_close(y, y_portable.to(kDouble), "reflect-padded module");
+  check_close(y, y_portable.to(kDouble), 2e-5, "reflect-padded module");
   // Batch 0 takes the portable form (no kernel call on an empty input).
   CHECK(conv->forward(zeros({0, 3, 6, 6})).sizes() == IntArrayRef({0, 5, 6, 6}));
   if (!onednn_available()) return;
@@ -216,7 +210,7 @@ TEST_CASE("nn conv library: threads convolve at once with their own primitives")
       for (int i = 0; i < 5; ++i) got[t] = conv2d(x, w, {}, 1, 1);
     });
   for (auto& th : threads) th.join();
-  for (size_t t = 0; t < got.size(); ++t) check_close(got[t], want, "thread " + std::to_string(t));
+  for (size_t t = 0; t < got.size(); ++t) check_close(got[t], want, 2e-5, "thread " + std::to_string(t));
 }
 
 TEST_CASE("nn conv library: errors come before the kernel and leave the inputs alone") {

@@ -16,6 +16,7 @@
 #include "test_util.h"
 
 using namespace ember;
+using ember_test::check_close;
 
 namespace {
 
@@ -26,14 +27,6 @@ struct CompositeOnly {
   CompositeOnly() { set_placement(Placement::PreferAccelerator); }
   ~CompositeOnly() { set_placement(before); }
 };
-
-void check_close(const Tensor& got, const Tensor& want, double tol, const std::string& what) {
-  INFO(what);
-  REQUIRE(got.sizes() == want.sizes());
-  const Tensor g = got.cpu().to(kDouble), w = want.cpu().to(kDouble);
-  const double scale = 1 + w.abs().max().item<double>();
-  CHECK((g - w).abs().max().item<double>() <= tol * scale);
-}
 
 // NaN as 7 (equal() treats NaN as unequal to itself).
 Tensor no_nan(const Tensor& t) { return where(isnan(t), full_like(t, 7), t); }

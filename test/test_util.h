@@ -48,6 +48,24 @@ inline bool within_gemm_bound(const ember::Tensor& c, const ember::Tensor& refer
   return true;
 }
 
+/// The default process group, initialized over MPI on first use (the mpi test files,
+/// run under mpirun).
+inline ember::distributed::ProcessGroup& mpi_group() {
+  if (!ember::distributed::is_initialized())
+    ember::distributed::init_process_group(ember::distributed::Backend::MPI);
+  return ember::distributed::default_group();
+}
+
+/// Same sizes, and every element within tol * (1 + max |want|) of want's (compared in
+/// float64 on the CPU): results of different summation orders, devices or dtypes.
+inline void check_close(const ember::Tensor& got, const ember::Tensor& want, double tol,
+                        const std::string& what) {
+  INFO(what);
+  REQUIRE(got.sizes() == want.sizes());
+  const ember::Tensor g = got.cpu().to(ember::kDouble), w = want.cpu().to(ember::kDouble);
+  CHECK((g - w).abs().max().item<double>() <= tol * (1 + w.abs().max().item<double>()));
+}
+
 /// Runs f and checks that it throws E with a message containing `text` (Catch's
 /// CHECK_THROWS_MATCHES matches exception objects, not their what()).
 template <class E, class F>

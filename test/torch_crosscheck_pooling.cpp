@@ -626,7 +626,9 @@ TEST_CASE("pooling crosscheck: max_pool2d's kernel gives libtorch's values, indi
         const ember::Tensor ge = ember::randn(ve.sizes(), dt);
         ve.backward(ge);
         vt.backward(as_torch(ge));
-        CHECK(torch::equal(as_torch(xe.grad()), xt.grad()));
+        // Overlapping windows add several gradients into one input: the sums may round
+        // differently from libtorch's, so within float rounding rather than bit for bit.
+        check_close(xe.grad(), xt.grad(), dt == ember::kFloat ? 1e-6 : 1e-12, what + " gradient");
       }
     }
   }

@@ -167,48 +167,48 @@ std::vector<int64_t> adaptive_bins(int64_t in, int64_t out) {
   return r;
 }
 
+// Per plane (split across the team): start(plane), then fn(plane, o, h0, h1, w0, w1) for
+// each output element o with its bin's rows [h0, h1) and columns [w0, w1); plane is the
+// plane's first input element.
+template <class Start, class Fn>
+void for_each_adaptive_bin(const PoolArgs& a, const Start& start, const Fn& fn) {
+  const std::vector<int64_t> rows = adaptive_bins(a.in_h, a.out_h), cols = adaptive_bins(a.in_w, a.out_w);
+  const int64_t plane_in = a.in_h * a.in_w, plane_out = a.out_h * a.out_w;
+  for_each_item(a.planes, plane_in + plane_out, [&](int64_t p) {
+    start(p * plane_in);
+    for (int64_t r = 0; r < a.out_h; ++r)
+      for (int64_t q = 0; q < a.out_w; ++q)
+        fn(p * plane_in, p * plane_out + r * a.out_w + q, rows[size_t(2 * r)], rows[size_t(2 * r + 1)],
+           cols[size_t(2 * q)], cols[size_t(2 * q + 1)]);
+  });
+}
+
 template <class T>
 void adaptive_avg_pool2d_typed(const PoolArgs& a) {
   const T* in = reinterpret_cast<const T*>(a.input);
   T* out = reinterpret_cast<T*>(a.output);
-  const int64_t plane_in = a.in_h * a.in_w, plane_out = a.out_h * a.out_w;
-  const std::vector<int64_t> rows = adaptive_bins(a.in_h, a.out_h), cols = adaptive_bins(a.in_w, a.out_w);
-  for_each_item(a.planes, plane_in + plane_out, [&](int64_t p) {
-    const T* x = in + p * plane_in;
-    T* y = out + p * plane_out;
-    for (int64_t r = 0; r < a.out_h; ++r) {
-      const int64_t h0 = rows[size_t(2 * r)], h1 = rows[size_t(2 * r + 1)];
-      for (int64_t q = 0; q < a.out_w; ++q) {
-        const int64_t w0 = cols[size_t(2 * q)], w1 = cols[size_t(2 * q + 1)];
-        T sum = 0;
-        for (int64_t h = h0; h < h1; ++h)
-          for (int64_t w = w0; w < w1; ++w) sum += x[h * a.in_w + w];
-        y[r * a.out_w + q] = sum / T(h1 - h0) / T(w1 - w0);  // libtorch's rounding
-      }
-    }
-  });
+  auto nothing = [](int64_t) {};
+  for_each_adaptive_bin(a, nothing,
+                        [&](int64_t plane, int64_t o, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+                          T sum = 0;
+                          for (int64_t h = h0; h < h1; ++h)
+                            for (int64_t w = w0; w < w1; ++w) sum += in[plane + h * a.in_w + w];
+                          out[o] = sum / T(h1 - h0) / T(w1 - w0);  // libtorch's rounding
+                        });
 }
 
 template <class T>
 void adaptive_avg_pool2d_backward_typed(const PoolArgs& a) {
   const T* g = reinterpret_cast<const T*>(a.input);
   T* gx = reinterpret_cast<T*>(a.output);
-  const int64_t plane_in = a.in_h * a.in_w, plane_out = a.out_h * a.out_w;
-  const std::vector<int64_t> rows = adaptive_bins(a.in_h, a.out_h), cols = adaptive_bins(a.in_w, a.out_w);
-  for_each_item(a.planes, plane_in + plane_out, [&](int64_t p) {
-    T* dst = gx + p * plane_in;
-    const T* src = g + p * plane_out;
-    std::fill(dst, dst + plane_in, T(0));
-    for (int64_t r = 0; r < a.out_h; ++r) {
-      const int64_t h0 = rows[size_t(2 * r)], h1 = rows[size_t(2 * r + 1)];
-      for (int64_t q = 0; q < a.out_w; ++q) {
-        const int64_t w0 = cols[size_t(2 * q)], w1 = cols[size_t(2 * q + 1)];
-        const T share = src[r * a.out_w + q] / T(h1 - h0) / T(w1 - w0);
-        for (int64_t h = h0; h < h1; ++h)
-          for (int64_t w = w0; w < w1; ++w) dst[h * a.in_w + w] += share;
-      }
-    }
-  });
+  // Bins may overlap: each plane is zeroed, then gets each bin's share added.
+  auto zero = [&](int64_t plane) { std::fill(gx + plane, gx + plane + a.in_h * a.in_w, T(0)); };
+  for_each_adaptive_bin(a, zero,
+                        [&](int64_t plane, int64_t o, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+                          const T share = g[o] / T(h1 - h0) / T(w1 - w0);
+                          for (int64_t h = h0; h < h1; ++h)
+                            for (int64_t w = w0; w < w1; ++w) gx[plane + h * a.in_w + w] += share;
+                        });
 }
 
 template <template <class> class Kernel>

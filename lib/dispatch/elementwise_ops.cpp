@@ -30,14 +30,19 @@ bool can_cast(ScalarType from, ScalarType to) {
 }
 
 // A fresh result of `shape`: laid out as the first input of that shape when that one is
-// channels-last (libtorch's TensorIterator keeps any dense layout), else row-major. One flag
-// test when that input is contiguous.
+// channels-last (libtorch's TensorIterator keeps any dense layout), else row-major. When
+// every input is contiguous (almost every call) that is one flag test per input.
 Tensor fresh_output(IntArrayRef shape, ScalarType dtype, DeviceEntry& dev, const Tensor* ins, int nins) {
-  for (int i = 0; i < nins; ++i) {
-    if (!ins[i].defined() || ins[i].sizes() != shape) continue;
-    const MemoryFormat format = channels_last_of(ins[i]);
-    if (format != MemoryFormat::Contiguous) return empty_in_format(shape, dtype, dev, format);
-    break;
+  bool all_contiguous = true;
+  for (int i = 0; i < nins; ++i)
+    all_contiguous = all_contiguous && (!ins[i].defined() || ins[i].is_contiguous());
+  if (__builtin_expect(!all_contiguous, 0)) {
+    for (int i = 0; i < nins; ++i) {
+      if (!ins[i].defined() || ins[i].sizes() != shape) continue;
+      const MemoryFormat format = channels_last_of(ins[i]);
+      if (format != MemoryFormat::Contiguous) return empty_in_format(shape, dtype, dev, format);
+      break;
+    }
   }
   return empty_on(shape, dtype, dev);
 }

@@ -2,8 +2,8 @@
 // the switch only decides whether the op front-ends use them.
 #include "dispatch/library_kernels.h"
 
-#include "dispatch/kernel_table.h"
 #include "ember/cpu.h"
+#include "ember/registry.h"
 
 namespace ember {
 
@@ -11,10 +11,7 @@ namespace detail {
 std::atomic<bool> g_onednn_user_enabled{true};
 }  // namespace detail
 
-bool onednn_available() {
-  detail::ensure_builtin_kernels();
-  return has_kernel(Op::Convolution, kCPU, kFloat);
-}
+bool onednn_available() { return has_kernel(Op::Convolution, kCPU, kFloat); }
 
 void set_onednn_enabled(bool enabled) { detail::g_onednn_user_enabled.store(enabled, std::memory_order_relaxed); }
 

@@ -28,51 +28,47 @@ using nn::detail::batchify;
 using nn::detail::ConvParams;
 using nn::detail::expand_param;
 
-namespace {
+namespace nn::detail {
 
-// The convolution of a checked, batched 4-D input: columns times the grouped weight.
-Tensor conv2d_columns(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
-  const int64_t n = input.size(0), c = input.size(1), out_c = weight.size(0), g = p.groups;
-  const int64_t kh = weight.size(2), kw = weight.size(3);
-  const int64_t ph = p.padding[0], pw = p.padding[1];
-  const Tensor x = ph == 0 && pw == 0 ? input : constant_pad_nd(input, {pw, pw, ph, ph}, 0);
-  const nn::detail::Window2d win{kh, kw, p.stride[0], p.stride[1], p.dilation[0], p.dilation[1]};
-  const int64_t oh = (x.size(2) - p.dilation[0] * (kh - 1) - 1) / p.stride[0] + 1;
-  const int64_t ow = (x.size(3) - p.dilation[1] * (kw - 1) - 1) / p.stride[1] + 1;
-  using namespace nn::detail;
-  // [N, C, kH, kW, OH, OW]: per sample, each group's rows are contiguous. One GEMM per
-  // sample and group: the weight's gradient is then a batched product summed over the
-  // batch, much faster than one product with a batch-long inner dim (LeNet's layer: 4x).
-  const Tensor cols =
-      sliding_windows(x, win, oh, ow, {kWinBatch, kWinChannel, kWinKernelH, kWinKernelW, kWinOutH, kWinOutW});
-  const int64_t k = c / g * kh * kw, l = oh * ow;
-  Tensor y = g == 1 ? matmul(weight.reshape({out_c, k}), cols.view({n, k, l}))
-                    : matmul(weight.reshape({g, out_c / g, k}), cols.view({n, g, k, l}));
-  y = y.view({n, out_c, oh, ow});
-  return bias.defined() ? y + bias.view({1, out_c, 1, 1}) : y;
+Tensor conv_columns(const Tensor& input, IntArrayRef kernel, const ConvParams& p, std::vector<int64_t>& out) {
+  const size_t spatial = kernel.size();
+  std::vector<int64_t> pad_nd;
+  for (size_t i = spatial; i-- > 0;) pad_nd.insert(pad_nd.end(), {p.padding[i], p.padding[i]});
+  const bool padded = std::any_of(pad_nd.begin(), pad_nd.end(), [](int64_t v) { return v != 0; });
+  const Tensor x = padded ? constant_pad_nd(input, pad_nd, 0) : input;
+  out.clear();
+  for (size_t d = 0; d < spatial; ++d)
+    out.push_back((x.size(int64_t(d) + 2) - p.dilation[d] * (kernel[d] - 1) - 1) / p.stride[d] + 1);
+  if (spatial == 2)
+    return sliding_windows(
+        x, Window2d{kernel[0], kernel[1], p.stride[0], p.stride[1], p.dilation[0], p.dilation[1]}, out[0],
+        out[1], {kWinBatch, kWinChannel, kWinKernelH, kWinKernelW, kWinOutH, kWinOutW});
+  return sliding_windows_nd(x, WindowNd{kernel.vec(), p.stride, p.dilation}, out);
 }
 
-// The convolution of a checked, batched 5-D input, as conv2d_columns with a depth.
-Tensor conv3d_columns(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+}  // namespace nn::detail
+
+namespace {
+
+// The convolution of a checked, batched 4-D or 5-D input: columns times the grouped weight.
+// Per sample, each group's rows of the columns are contiguous. One GEMM per sample and
+// group: the weight's gradient is then a batched product summed over the batch, much
+// faster than one product with a batch-long inner dim (LeNet's layer: 4x).
+Tensor conv_by_columns(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
   const int64_t n = input.size(0), c = input.size(1), out_c = weight.size(0), g = p.groups;
-  std::vector<int64_t> pad_nd, out;
-  for (size_t i = 3; i-- > 0;) pad_nd.insert(pad_nd.end(), {p.padding[i], p.padding[i]});
-  const bool padded = std::any_of(p.padding.begin(), p.padding.end(), [](int64_t v) { return v != 0; });
-  const Tensor x = padded ? constant_pad_nd(input, pad_nd, 0) : input;
-  nn::detail::WindowNd win{{}, p.stride, p.dilation};
+  const IntArrayRef kernel = weight.sizes().slice(2);
+  std::vector<int64_t> out;
+  const Tensor cols = nn::detail::conv_columns(input, kernel, p, out);
   int64_t k = c / g, l = 1;
-  for (int64_t i = 0; i < 3; ++i) {
-    const size_t d = size_t(i);
-    win.kernel.push_back(weight.size(i + 2));
-    out.push_back((x.size(i + 2) - p.dilation[d] * (win.kernel[d] - 1) - 1) / p.stride[d] + 1);
-    k *= win.kernel[d];
-    l *= out[d];
-  }
-  const Tensor cols = nn::detail::sliding_windows_nd(x, win, out);  // [N, C, kD, kH, kW, OD, OH, OW]
+  for (int64_t v : kernel) k *= v;
+  for (int64_t v : out) l *= v;
   Tensor y = g == 1 ? matmul(weight.reshape({out_c, k}), cols.view({n, k, l}))
                     : matmul(weight.reshape({g, out_c / g, k}), cols.view({n, g, k, l}));
-  y = y.view({n, out_c, out[0], out[1], out[2]});
-  return bias.defined() ? y + bias.view({1, out_c, 1, 1, 1}) : y;
+  std::vector<int64_t> sizes = {n, out_c}, bias_shape(out.size() + 2, 1);
+  sizes.insert(sizes.end(), out.begin(), out.end());
+  bias_shape[1] = out_c;
+  y = y.view(sizes);
+  return bias.defined() ? y + bias.view(bias_shape) : y;
 }
 
 // at::convolution for 1, 2 or 3 spatial dims (1-D runs as 2-D with a height of 1).
@@ -90,13 +86,12 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   if (nn::detail::library_convolution_applies(input, weight, bias))
     return nn::detail::library_convolution(input, weight, bias, p);
   // A channels-last input gives a channels-last output, as libtorch's.
-  if (dim == 2) return ember::detail::in_layout_of(input, conv2d_columns(input, weight, bias, p));
-  if (dim == 3) return ember::detail::in_layout_of(input, conv3d_columns(input, weight, bias, p));
+  if (dim > 1) return ember::detail::in_layout_of(input, conv_by_columns(input, weight, bias, p));
   // Only conv1d reaches here with dim 1 (conv2d's input of 4 dims cannot match a 3-D weight).
   p.stride.insert(p.stride.begin(), 1);
   p.padding.insert(p.padding.begin(), 0);
   p.dilation.insert(p.dilation.begin(), 1);
-  return conv2d_columns(input.unsqueeze(2), weight.unsqueeze(2), bias, p).squeeze(2);
+  return conv_by_columns(input.unsqueeze(2), weight.unsqueeze(2), bias, p).squeeze(2);
 }
 
 // padding="same": symmetric where it can be, else an extra zero column on the right.

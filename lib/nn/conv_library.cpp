@@ -23,6 +23,7 @@
 #include "ember/autograd.h"
 #include "ember/nn/conv_transpose.h"
 #include "ember/ops.h"
+#include "nn/channel_dims.h"
 #include "nn/kernel_applies.h"
 #include "nn/sliding_windows.h"
 #include "placement/placement.h"
@@ -33,11 +34,15 @@ namespace ember::nn::detail {
 namespace {
 
 // ConvArgs::workspace: each request is a byte tensor from the device's caching allocator,
-// kept until the kernel has returned.
+// kept until the kernel has returned (the Workspace outlives the call).
 struct Workspace {
   Device device;
   std::vector<Tensor> blocks;
 
+  explicit Workspace(ConvArgs& a, Device d) : device(d) {
+    a.workspace = &Workspace::allocate;
+    a.workspace_ctx = this;
+  }
   static void* allocate(void* ctx, size_t bytes) {
     auto* w = static_cast<Workspace*>(ctx);
     w->blocks.push_back(empty({int64_t(bytes)}, TensorOptions(kByte).device(w->device)));
@@ -76,12 +81,6 @@ std::vector<int64_t> output_sizes(const Tensor& input, const Tensor& weight, con
   return out;
 }
 
-std::vector<int64_t> reduced_dims(int64_t dim) {
-  std::vector<int64_t> dims = {0};
-  for (int64_t d = 2; d < dim; ++d) dims.push_back(d);
-  return dims;
-}
-
 // grad_input in ember ops: the transposed convolution of g, with the output padding that
 // gives back the input's size (what the floor rule dropped).
 Tensor input_grad_composite(const Tensor& g, const Tensor& weight, IntArrayRef input_sizes, const ConvParams& p) {
@@ -107,20 +106,8 @@ Tensor weight_grad_composite(const Tensor& input, const Tensor& g, IntArrayRef w
     const std::vector<int64_t> w2 = {weight_sizes[0], weight_sizes[1], 1, weight_sizes[2]};
     return weight_grad_composite(input.unsqueeze(2), g.unsqueeze(2), w2, p2).view(weight_sizes);
   }
-  std::vector<int64_t> pad_nd, kernel, out;
-  for (size_t i = spatial; i-- > 0;) pad_nd.insert(pad_nd.end(), {p.padding[i], p.padding[i]});
-  for (size_t d = 0; d < spatial; ++d) {
-    kernel.push_back(weight_sizes[d + 2]);
-    out.push_back(g.size(int64_t(d) + 2));
-  }
-  const Tensor x = constant_pad_nd(input, pad_nd, 0);
-  Tensor cols;
-  if (spatial == 2) {
-    const Window2d win{kernel[0], kernel[1], p.stride[0], p.stride[1], p.dilation[0], p.dilation[1]};
-    cols = sliding_windows(x, win, out[0], out[1], {kWinBatch, kWinChannel, kWinKernelH, kWinKernelW, kWinOutH, kWinOutW});
-  } else {
-    cols = sliding_windows_nd(x, WindowNd{kernel, p.stride, p.dilation}, out);
-  }
+  std::vector<int64_t> out;
+  const Tensor cols = conv_columns(input, weight_sizes.slice(2), p, out);
   const int64_t n = input.size(0), groups = p.groups, out_c = weight_sizes[0];
   int64_t l = 1;
   for (int64_t o : out) l *= o;
@@ -140,9 +127,7 @@ autograd::variable_list kernel_backward(const Tensor& g0, const Tensor& input, c
   const MemoryFormat format = ember::detail::channels_last_of(input);
   const Tensor g = ins[0].contiguous(format), x = ins[1].contiguous(format), w = ins[2].contiguous();
   ConvArgs a = conv_args(x, w, g.sizes(), p, format);
-  Workspace ws{x.device(), {}};
-  a.workspace = &Workspace::allocate;
-  a.workspace_ctx = &ws;
+  Workspace ws(a, x.device());
   a.input = static_cast<const char*>(x.data_ptr());
   a.weight = static_cast<const char*>(w.data_ptr());
   a.grad_output = static_cast<const char*>(g.data_ptr());
@@ -158,7 +143,7 @@ autograd::variable_list kernel_backward(const Tensor& g0, const Tensor& input, c
     out[2] = empty({w.size(0)}, w.options());
     a.grad_bias = static_cast<char*>(out[2].data_ptr());
   }
-  DeviceScope scope(x.device());
+  DeviceScope scope(dev.device);
   kernel(a);
   return out;
 }
@@ -183,9 +168,7 @@ Tensor library_convolution(const Tensor& input, const Tensor& weight, const Tens
   const std::vector<int64_t> out_sizes = output_sizes(x, w, p);
   Tensor y = ember::detail::empty_in_format(out_sizes, x.dtype(), dev, format);
   ConvArgs a = conv_args(x, w, out_sizes, p, format);
-  Workspace ws{x.device(), {}};
-  a.workspace = &Workspace::allocate;
-  a.workspace_ctx = &ws;
+  Workspace ws(a, x.device());
   a.input = static_cast<const char*>(x.data_ptr());
   a.weight = static_cast<const char*>(w.data_ptr());
   a.bias = b.defined() ? static_cast<const char*>(b.data_ptr()) : nullptr;
@@ -205,7 +188,7 @@ Tensor library_convolution(const Tensor& input, const Tensor& weight, const Tens
         autograd::variable_list out(3);
         if (node.needs(0)) out[0] = input_grad_composite(grads[0], w, x.sizes(), p);
         if (node.needs(1)) out[1] = weight_grad_composite(x, grads[0], w.sizes(), p);
-        if (node.needs(2)) out[2] = grads[0].sum(reduced_dims(grads[0].dim()));
+        if (node.needs(2)) out[2] = grads[0].sum(all_but_channel_dims(grads[0].dim()));
         return out;
       });
   node->saved_[0] = autograd::SavedVariable(input, false);

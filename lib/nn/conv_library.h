@@ -1,6 +1,8 @@
 #pragma once
 // Convolution through a device's library kernel (Note [Library kernels] in conv_library.cpp).
 
+#include <vector>
+
 #include "ember/tensor.h"
 #include "nn/conv_checks.h"
 
@@ -10,6 +12,12 @@ namespace ember::nn::detail {
 /// as Op::Convolution: the device it would run on has a library kernel for the dtype, the
 /// library is switched on, and the batch is not empty.
 bool library_convolution_applies(const Tensor& input, const Tensor& weight, const Tensor& bias);
+
+/// The columns of the zero-padded input for a convolution with spatial `kernel` (2 or 3
+/// dims): [N, C, k..., o...], contiguous (im2col, differentiable); `out` gets the output's
+/// spatial sizes. Shared by the portable convolution (conv.cpp) and the library form's
+/// create_graph weight gradient.
+Tensor conv_columns(const Tensor& input, IntArrayRef kernel, const ConvParams& p, std::vector<int64_t>& out);
 
 /// The convolution as one library kernel, recorded as ConvolutionBackward0.
 Tensor library_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p);

@@ -18,6 +18,7 @@
 #include "ember/nn/padding.h"
 #include "ember/nn/pooling.h"
 #include "ember/ops.h"
+#include "nn/channel_dims.h"
 #include "nn/kernel_applies.h"
 #include "placement/placement.h"
 #include "tensor/tensor_factory.h"
@@ -27,6 +28,8 @@ namespace ember {
 namespace {
 
 using ember::detail::shape_str;
+using nn::detail::all_but_channel_dims;
+using nn::detail::channel_shape;
 
 void check_floating(const Tensor& input, const char* op) {
   EMBER_CHECK_TYPED(is_floating_point(input.dtype()), NotImplemented, "\"{}\" not implemented for '{}'", op,
@@ -42,13 +45,6 @@ void check_features(const char* what, int64_t expected, const Tensor& t) {
   EMBER_CHECK_ARG(t.numel() == expected, "{} should contain {} elements not {}", what, expected, t.numel());
 }
 
-// [1, C, 1, ..., 1] with `dim` entries: a per-channel vector broadcast over (N, C, *).
-std::vector<int64_t> channel_shape(int64_t channels, int64_t dim) {
-  std::vector<int64_t> shape(size_t(dim), 1);
-  shape[1] = channels;
-  return shape;
-}
-
 // input * alpha + beta, alpha and beta of `shape` (broadcast).
 Tensor affine(const Tensor& input, const Tensor& alpha, const Tensor& beta, IntArrayRef shape) {
   return addcmul(beta.reshape(shape), input, alpha.reshape(shape));
@@ -60,13 +56,6 @@ std::pair<Tensor, Tensor> scale_shift(const Tensor& mean, const Tensor& invstd, 
   Tensor alpha = weight.defined() ? invstd * weight : invstd;
   Tensor beta = bias.defined() ? bias - mean * alpha : -(mean * alpha);
   return {alpha, beta};
-}
-
-// Every dim but the channels': what batch norm reduces over.
-std::vector<int64_t> reduced_dims(int64_t dim) {
-  std::vector<int64_t> dims = {0};
-  for (int64_t d = 2; d < dim; ++d) dims.push_back(d);
-  return dims;
 }
 
 // One of batch norm's per-channel reductions (ChannelStatsArgs) as its registry kernel, on
@@ -129,7 +118,7 @@ Tensor batch_norm_training(const Tensor& input, const Tensor& weight, const Tens
                            const Tensor& running_mean, const Tensor& running_var, double momentum,
                            double eps) {
   const int64_t c = input.size(1);
-  std::vector<int64_t> dims = reduced_dims(input.dim()), shape = channel_shape(c, input.dim());
+  std::vector<int64_t> dims = all_but_channel_dims(input.dim()), shape = channel_shape(c, input.dim());
   Tensor mean, var, invstd, y;
   {
     NoGradGuard no_grad;

@@ -9,6 +9,7 @@
 #include "ember/autograd.h"
 #include "ember/nn/normalization.h"
 #include "ember/ops.h"
+#include "nn/batch_norm_running_stats.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember::nn {
@@ -50,27 +51,31 @@ void reset_norm_affine(Tensor& weight, Tensor& bias) {
   if (bias.defined()) bias.zero_();
 }
 
-Tensor batch_norm_module_forward(const Tensor& input, const BatchNormOptions& options, bool training,
-                                 const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                                 const Tensor& running_var, Tensor& num_batches_tracked) {
-  // Unset momentum: the running statistics are the cumulative average, 1 / batches seen.
-  // The count goes up once the batch is in (libtorch counts first, so a refused batch would
-  // still shift every later average).
+Tensor with_running_stats(const BatchNormOptions& options, bool training, Tensor& num_batches_tracked,
+                          const std::function<Tensor(bool use_batch_stats, double factor)>& normalize) {
   double factor = options.momentum().value_or(0.0);
   const bool counts = training && options.track_running_stats() && num_batches_tracked.defined();
   if (counts && !options.momentum()) factor = 1.0 / (num_batches_tracked.item<double>() + 1);
-  Tensor y = functional::batch_norm(input, running_mean, running_var,
-                                    functional::BatchNormFuncOptions()
-                                        .weight(weight)
-                                        .bias(bias)
-                                        .training(training || !options.track_running_stats())
-                                        .momentum(factor)
-                                        .eps(options.eps()));
+  Tensor y = normalize(training || !options.track_running_stats(), factor);
   if (counts) {
     NoGradGuard no_grad;
     num_batches_tracked.add_(1);
   }
   return y;
+}
+
+Tensor batch_norm_module_forward(const Tensor& input, const BatchNormOptions& options, bool training,
+                                 const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                                 const Tensor& running_var, Tensor& num_batches_tracked) {
+  return with_running_stats(options, training, num_batches_tracked, [&](bool use_batch_stats, double factor) {
+    return functional::batch_norm(input, running_mean, running_var,
+                                  functional::BatchNormFuncOptions()
+                                      .weight(weight)
+                                      .bias(bias)
+                                      .training(use_batch_stats)
+                                      .momentum(factor)
+                                      .eps(options.eps()));
+  });
 }
 
 Tensor instance_norm_module_forward(const Tensor& input, const InstanceNormOptions& options, bool training,

@@ -13,23 +13,13 @@
 #include "core/torch_dtype_name.h"
 #include "ember/autograd.h"
 #include "ember/ops.h"
+#include "nn/batch_norm_running_stats.h"
+#include "nn/channel_dims.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
 
 namespace {
-
-std::vector<int64_t> reduced_dims(int64_t dim) {
-  std::vector<int64_t> dims = {0};
-  for (int64_t d = 2; d < dim; ++d) dims.push_back(d);
-  return dims;
-}
-
-std::vector<int64_t> channel_shape(int64_t channels, int64_t dim) {
-  std::vector<int64_t> shape(size_t(dim), 1);
-  shape[1] = channels;
-  return shape;
-}
 
 distributed::ProcessGroup* group_or_default(distributed::ProcessGroup* group) {
   if (group) return group;
@@ -53,7 +43,8 @@ Tensor sync_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& 
   for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
     EMBER_CHECK_ARG(!t->defined() || t->numel() == c,
                     "sync_batch_norm: expected {} elements per channel tensor, got {}", c, t->numel());
-  const std::vector<int64_t> dims = reduced_dims(input.dim()), shape = channel_shape(c, input.dim());
+  const std::vector<int64_t> dims = nn::detail::all_but_channel_dims(input.dim()),
+                             shape = nn::detail::channel_shape(c, input.dim());
   Tensor mean, invstd, y;
   double count = 0;
   {
@@ -115,21 +106,16 @@ namespace nn {
 
 Tensor SyncBatchNormImpl::forward(const Tensor& input) {
   check_input_dim(input);
-  // As BatchNorm's module forward: unset momentum is the cumulative average. As PyTorch's,
-  // only training synchronizes (eval without running statistics uses this rank's batch).
-  double factor = options.momentum().value_or(0.0);
-  const bool counts = is_training() && options.track_running_stats() && num_batches_tracked.defined();
-  if (counts && !options.momentum()) factor = 1.0 / (num_batches_tracked.item<double>() + 1);
-  const bool batch_stats = is_training() || !options.track_running_stats();
-  Tensor y = is_training() ? sync_batch_norm(input, weight, bias, running_mean, running_var, true, factor,
-                                             options.eps(), group_)
-                           : batch_norm(input, weight, bias, running_mean, running_var, batch_stats, factor,
-                                        options.eps(), false);
-  if (counts) {
-    NoGradGuard no_grad;
-    num_batches_tracked.add_(1);
-  }
-  return y;
+  // BatchNorm's running statistics; as PyTorch's, only training synchronizes (eval without
+  // running statistics uses this rank's batch).
+  return detail::with_running_stats(options, is_training(), num_batches_tracked,
+                                    [&](bool use_batch_stats, double factor) {
+                                      if (is_training())
+                                        return sync_batch_norm(input, weight, bias, running_mean, running_var,
+                                                               true, factor, options.eps(), group_);
+                                      return batch_norm(input, weight, bias, running_mean, running_var,
+                                                        use_batch_stats, factor, options.eps(), false);
+                                    });
 }
 
 void SyncBatchNormImpl::check_input_dim(const Tensor& input) const {

@@ -133,10 +133,10 @@ dnnl::primitive_attr user_scratchpad() {
 dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& g, bool with_bias) {
   const auto alg = dnnl::algorithm::convolution_direct;
   const auto prop = dnnl::prop_kind::forward_training;
-  auto desc = with_bias ? dnnl::convolution_forward::desc(prop, alg, any_of(g.src), any_of(g.weights), g.bias,
-                                                          any_of(g.dst), g.strides, g.dilates, g.pad_l, g.pad_r)
-                        : dnnl::convolution_forward::desc(prop, alg, any_of(g.src), any_of(g.weights),
-                                                          any_of(g.dst), g.strides, g.dilates, g.pad_l, g.pad_r);
+  // A zero memory descriptor for the bias disables the bias term.
+  const dnnl::convolution_forward::desc desc(prop, alg, any_of(g.src), any_of(g.weights),
+                                             with_bias ? g.bias : memory::desc(), any_of(g.dst), g.strides,
+                                             g.dilates, g.pad_l, g.pad_r);
   return dnnl::convolution_forward::primitive_desc(desc, user_scratchpad(), cpu_engine());
 }
 
@@ -170,12 +170,9 @@ std::unique_ptr<Primitive> make_primitive(const ConvArgs& args, Pass pass, bool 
     p->b = Operand(g.weights, pd.weights_desc(), true);
     p->c = Operand(g.src, pd.diff_src_desc(), false);
   } else {
-    auto desc = with_bias ? dnnl::convolution_backward_weights::desc(alg, any_of(g.src), any_of(g.weights), g.bias,
-                                                                     any_of(g.dst), g.strides, g.dilates, g.pad_l,
-                                                                     g.pad_r)
-                          : dnnl::convolution_backward_weights::desc(alg, any_of(g.src), any_of(g.weights),
-                                                                     any_of(g.dst), g.strides, g.dilates, g.pad_l,
-                                                                     g.pad_r);
+    const dnnl::convolution_backward_weights::desc desc(alg, any_of(g.src), any_of(g.weights),
+                                                        with_bias ? g.bias : memory::desc(), any_of(g.dst),
+                                                        g.strides, g.dilates, g.pad_l, g.pad_r);
     dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), fwd);
     p->prim = dnnl::convolution_backward_weights(pd);
     p->scratchpad_bytes = pd.scratchpad_desc().get_size();
@@ -259,12 +256,10 @@ void convolution_backward_onednn(const ConvArgs& args) {
           args.grad_input, 0, nullptr);
     }
     if (args.grad_weight || args.grad_bias) {
-      // A bias gradient alone still runs the weights pass, into scratch memory.
-      const size_t weight_bytes = size_t(args.out_channels) * size_t(args.in_channels / args.groups) * sizeof(float) *
-                                  size_t(args.kernel[0]) * size_t(args.spatial > 1 ? args.kernel[1] : 1) *
-                                  size_t(args.spatial > 2 ? args.kernel[2] : 1);
-      char* grad_weight = args.grad_weight ? args.grad_weight : static_cast<char*>(workspace(args, weight_bytes));
       Primitive& p = cached_primitive(args, Pass::BackwardWeights, args.grad_bias != nullptr);
+      // A bias gradient alone still runs the weights pass, into scratch memory.
+      char* grad_weight =
+          args.grad_weight ? args.grad_weight : static_cast<char*>(workspace(args, p.c.plain.get_size()));
       run(args, p, DNNL_ARG_SRC, args.input, DNNL_ARG_DIFF_DST, args.grad_output, DNNL_ARG_DIFF_WEIGHTS, grad_weight,
           DNNL_ARG_DIFF_BIAS, args.grad_bias);
     }
