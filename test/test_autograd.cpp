@@ -97,6 +97,59 @@ TEST_CASE("autograd: backward accumulates into leaves across calls") {
   CHECK(dvalues(x.grad()) == std::vector<double>{3, 12, 27});
 }
 
+TEST_CASE("autograd: gradients meeting in a node's buffer are summed without disturbing any other") {
+  // A weight used through its transpose at every step (as a recurrent layer's), in float64:
+  // the per-step gradients are summed in the buffer in place.
+  manual_seed(3);
+  Tensor w = randn({4, 3}, kDouble).requires_grad_();
+  const Tensor wt = w.t();
+  std::vector<Tensor> xs;
+  Tensor total = zeros({}, kDouble);
+  for (int k = 0; k < 5; ++k) {
+    xs.push_back(randn({2, 3}, kDouble));
+    total = total + (matmul(xs.back(), wt) * (k + 1)).sum();
+  }
+  total.backward();
+  // d/dW[o][i] = sum_k (k + 1) * sum_rows x_k[r][i], the same for every o.
+  std::vector<double> want(3, 0.0);
+  for (int k = 0; k < 5; ++k) {
+    const std::vector<double> x = dvalues(xs[size_t(k)]);
+    for (int r = 0; r < 2; ++r)
+      for (int i = 0; i < 3; ++i) want[size_t(i)] += (k + 1) * x[size_t(r * 3 + i)];
+  }
+  const std::vector<double> got = dvalues(w.grad());
+  for (int o = 0; o < 4; ++o)
+    for (int i = 0; i < 3; ++i) CHECK(got[size_t(o * 3 + i)] == Approx(want[size_t(i)]).epsilon(1e-12));
+
+  // One gradient tensor handed to two nodes (an add passes g through to both operands):
+  // summing into one of them must not change the other. dx = 2 * (1 + 1) + 3 * 1 = 7. (The
+  // product makes the gradients dense: sum()'s own is an expanded scalar.)
+  Tensor x = leaf({1, 2});
+  Tensor p = x * 2, q = x * 3;
+  (((p + q) + p) * tensor({1.0f, 1.0f})).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{7, 7});
+
+  // A gradient a hook or retain_grad keeps is not summed into afterwards.
+  Tensor z = leaf({1, 2});
+  Tensor h = z * 2;
+  h.retain_grad();
+  Tensor seen;
+  h.register_hook([&seen](const Tensor& g) -> Tensor {
+    seen = g;
+    return Tensor();
+  });
+  (h * h + h * 3).sum().backward();
+  CHECK(dvalues(h.grad()) == std::vector<double>{7, 11});  // 2h + 3
+  CHECK(dvalues(seen) == std::vector<double>{7, 11});
+  CHECK(dvalues(z.grad()) == std::vector<double>{14, 22});
+
+  // Under create_graph the sum is recorded: d/dx (x^2 + x^3) = 2x + 3x^2, then 2 + 6x.
+  Tensor v = leaf({1, 2});
+  Tensor g = autograd::grad({(v * v).sum() + (v * v * v).sum()}, {v}, {}, true, true)[0];
+  CHECK(dvalues(g) == std::vector<double>{5, 16});
+  CHECK(dvalues(autograd::grad({g.sum()}, {v})[0]) == std::vector<double>{8, 14});
+}
+
 TEST_CASE("autograd: a diamond graph runs each node once, after all its inputs") {
   Tensor x = leaf({2});
   Tensor a = x * 3;        // 6

@@ -195,6 +195,52 @@ TEST_CASE("elementwise: where, lerp, addcmul, addcdiv") {
   CHECK(dvalues(addcdiv(a, a, tensor({2.0, 4.0, 6.0}), 2)) == std::vector<double>{2, 3, 4});
 }
 
+TEST_CASE("elementwise: slices of wider rows, row and column broadcasts, scalar and bool operands") {
+  // Rows of unit step inside wider rows (an LSTM's gate chunks), a column broadcast (step
+  // 0 along the row) and bool operands each take a typed loop; the values must not care.
+  manual_seed(fresh_seed());
+  for (ScalarType dt : {kFloat, kDouble}) {
+    INFO("dtype " << name(dt));
+    const Tensor wide = randn({6, 20}, dt);
+    const Tensor a = wide.narrow(1, 2, 5), b = wide.narrow(1, 11, 5);  // [6, 5], row step 20
+    const Tensor col = randn({6, 1}, dt), row = randn({5}, dt);
+    const Tensor mask_wide = randn({6, 9}) > 0;
+    const Tensor mask = mask_wide.narrow(1, 3, 5);
+    const std::vector<double> va = dvalues(a), vb = dvalues(b), vc = dvalues(col), vr = dvalues(row);
+    const std::vector<double> vm = dvalues(mask);
+    std::vector<double> sum, by_col, by_row, pick, pick_zero, zero_pick, fma, sig;
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 5; ++j) {
+        const size_t k = size_t(i * 5 + j);
+        sum.push_back(va[k] + vb[k]);
+        by_col.push_back(va[k] * vc[size_t(i)]);
+        by_row.push_back(va[k] - vr[size_t(j)]);
+        pick.push_back(vm[k] != 0 ? va[k] : vb[k]);
+        pick_zero.push_back(vm[k] != 0 ? va[k] : 0.0);
+        zero_pick.push_back(vm[k] != 0 ? -1.5 : vb[k]);
+        fma.push_back(va[k] + 0.5 * vb[k] * va[k]);
+        sig.push_back(1 / (1 + std::exp(-va[k])));
+      }
+    check_close(a + b, sum, dt);
+    check_close(a * col, by_col, dt);
+    check_close(a - row, by_row, dt);
+    check_close(where(mask, a, b), pick, dt);
+    check_close(where(mask, a, 0.0), pick_zero, dt);
+    check_close(where(mask, -1.5, b), zero_pick, dt);
+    check_close(where(mask.contiguous(), a.contiguous(), 0.0), pick_zero, dt);
+    check_close(addcmul(a, b, a, 0.5), fma, dt);
+    check_close(sigmoid(a), sig, dt);
+    // A bool operand read as its byte keeps bool semantics: not, and a bool-to-float copy.
+    std::vector<double> negated, as_float;
+    for (double m : vm) {
+      negated.push_back(m != 0 ? 0.0 : 1.0);
+      as_float.push_back(m);
+    }
+    CHECK(dvalues(logical_not(mask)) == negated);
+    CHECK(dvalues(mask.to(dt)) == as_float);
+  }
+}
+
 TEST_CASE("elementwise: in-place and out variants write into the tensor") {
   Tensor x = tensor({1.0, 2.0});
   Tensor* addr = &x.add_(1);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 
 #include "cpu/vec.h"
 #include "ember/kernel_args.h"
@@ -94,6 +95,11 @@ void for_each_row(const ElementwiseArgs& a, const int64_t* elem_size, int64_t ro
 
 /// out = f(in...) elementwise. Out and In are storage types; f takes and returns
 /// whatever converts from/to them.
+/// GCC vectorises neither a load of bool nor a select on one: typed loops read a bool
+/// operand as its byte and convert it in the call.
+template <class T>
+using Stored = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+
 template <class Out, class... In, class F>
 void elementwise_kernel(const ElementwiseArgs& a, F f) {
   constexpr int N = 1 + sizeof...(In);
@@ -108,13 +114,13 @@ void elementwise_kernel(const ElementwiseArgs& a, F f) {
       return;
     } else if constexpr (sizeof...(In) == 1) {
       using A = std::tuple_element_t<0, std::tuple<In...>>;
-      const A* x = reinterpret_cast<const A*>(a.data[1]);
+      const Stored<A>* x = reinterpret_cast<const Stored<A>*>(a.data[1]);
       if (a.strides[1][0] == 1) {
         parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) out[i] = f(x[i]);
+          for (int64_t i = b; i < e; ++i) out[i] = f(A(x[i]));
         });
       } else {
-        const A xv = x[0];
+        const A xv = A(x[0]);
         parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
           for (int64_t i = b; i < e; ++i) out[i] = f(xv);
         });
@@ -123,25 +129,25 @@ void elementwise_kernel(const ElementwiseArgs& a, F f) {
     } else if constexpr (sizeof...(In) == 2) {
       using A = std::tuple_element_t<0, std::tuple<In...>>;
       using B = std::tuple_element_t<1, std::tuple<In...>>;
-      const A* x = reinterpret_cast<const A*>(a.data[1]);
-      const B* y = reinterpret_cast<const B*>(a.data[2]);
+      const Stored<A>* x = reinterpret_cast<const Stored<A>*>(a.data[1]);
+      const Stored<B>* y = reinterpret_cast<const Stored<B>*>(a.data[2]);
       const bool sx = a.strides[1][0] == 1, sy = a.strides[2][0] == 1;
       if (sx && sy) {
         parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) out[i] = f(x[i], y[i]);
+          for (int64_t i = b; i < e; ++i) out[i] = f(A(x[i]), B(y[i]));
         });
       } else if (sx) {
-        const B yv = y[0];
+        const B yv = B(y[0]);
         parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) out[i] = f(x[i], yv);
+          for (int64_t i = b; i < e; ++i) out[i] = f(A(x[i]), yv);
         });
       } else if (sy) {
-        const A xv = x[0];
+        const A xv = A(x[0]);
         parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) out[i] = f(xv, y[i]);
+          for (int64_t i = b; i < e; ++i) out[i] = f(xv, B(y[i]));
         });
       } else {
-        const Out v = f(x[0], y[0]);
+        const Out v = f(A(x[0]), B(y[0]));
         parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
           for (int64_t i = b; i < e; ++i) out[i] = v;
         });
@@ -149,19 +155,50 @@ void elementwise_kernel(const ElementwiseArgs& a, F f) {
       return;
     }
   }
-  // Strided (or contiguous with three inputs): rows of the innermost dim.
+  // Strided (or contiguous with three inputs): rows of the innermost dim. A row whose
+  // operands all step by one element (a slice of wider rows, a row-broadcast bias) takes
+  // typed pointers so the compiler vectorises it; a zero step (column broadcast) is read once.
   const int64_t esz[N] = {int64_t(sizeof(Out)), int64_t(sizeof(In))...};
   const int64_t rows = n / a.sizes[0];
   auto row_fn = [&](char** p, int64_t len, const int64_t* s) {
+    Out* out = reinterpret_cast<Out*>(p[0]);
     if constexpr (sizeof...(In) == 0) {
+      if (s[0] == esz[0]) {
+        for (int64_t i = 0; i < len; ++i) out[i] = f();
+        return;
+      }
       for (int64_t i = 0; i < len; ++i) *reinterpret_cast<Out*>(p[0] + i * s[0]) = f();
     } else if constexpr (sizeof...(In) == 1) {
       using A = std::tuple_element_t<0, std::tuple<In...>>;
+      if (s[0] == esz[0] && s[1] == esz[1]) {
+        const Stored<A>* x = reinterpret_cast<const Stored<A>*>(p[1]);
+        for (int64_t i = 0; i < len; ++i) out[i] = f(A(x[i]));
+        return;
+      }
       for (int64_t i = 0; i < len; ++i)
         *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const A*>(p[1] + i * s[1]));
     } else if constexpr (sizeof...(In) == 2) {
       using A = std::tuple_element_t<0, std::tuple<In...>>;
       using B = std::tuple_element_t<1, std::tuple<In...>>;
+      if (s[0] == esz[0]) {
+        const Stored<A>* x = reinterpret_cast<const Stored<A>*>(p[1]);
+        const Stored<B>* y = reinterpret_cast<const Stored<B>*>(p[2]);
+        const bool sx = s[1] == esz[1], sy = s[2] == esz[2];
+        if (sx && sy) {
+          for (int64_t i = 0; i < len; ++i) out[i] = f(A(x[i]), B(y[i]));
+          return;
+        }
+        if (sx && s[2] == 0) {
+          const B yv = B(*y);
+          for (int64_t i = 0; i < len; ++i) out[i] = f(A(x[i]), yv);
+          return;
+        }
+        if (sy && s[1] == 0) {
+          const A xv = A(*x);
+          for (int64_t i = 0; i < len; ++i) out[i] = f(xv, B(y[i]));
+          return;
+        }
+      }
       for (int64_t i = 0; i < len; ++i)
         *reinterpret_cast<Out*>(p[0] + i * s[0]) =
             f(*reinterpret_cast<const A*>(p[1] + i * s[1]), *reinterpret_cast<const B*>(p[2] + i * s[2]));
@@ -169,6 +206,29 @@ void elementwise_kernel(const ElementwiseArgs& a, F f) {
       using A = std::tuple_element_t<0, std::tuple<In...>>;
       using B = std::tuple_element_t<1, std::tuple<In...>>;
       using C = std::tuple_element_t<2, std::tuple<In...>>;
+      // The first input at unit step; each other one at unit step or a scalar (where(c, g, 0)).
+      const bool unit_y = s[2] == esz[2], unit_z = s[3] == esz[3];
+      if (s[0] == esz[0] && s[1] == esz[1] && (unit_y || s[2] == 0) && (unit_z || s[3] == 0)) {
+        const Stored<A>* x = reinterpret_cast<const Stored<A>*>(p[1]);
+        const Stored<B>* y = reinterpret_cast<const Stored<B>*>(p[2]);
+        const Stored<C>* z = reinterpret_cast<const Stored<C>*>(p[3]);
+        const auto run = [&](auto get_y, auto get_z) {
+          for (int64_t i = 0; i < len; ++i) out[i] = f(A(x[i]), get_y(i), get_z(i));
+        };
+        const auto at_y = [y](int64_t i) { return B(y[i]); };
+        const auto at_z = [z](int64_t i) { return C(z[i]); };
+        const auto one_y = [v = B(*y)](int64_t) { return v; };
+        const auto one_z = [v = C(*z)](int64_t) { return v; };
+        if (unit_y && unit_z)
+          run(at_y, at_z);
+        else if (unit_y)
+          run(at_y, one_z);
+        else if (unit_z)
+          run(one_y, at_z);
+        else
+          run(one_y, one_z);
+        return;
+      }
       for (int64_t i = 0; i < len; ++i)
         *reinterpret_cast<Out*>(p[0] + i * s[0]) =
             f(*reinterpret_cast<const A*>(p[1] + i * s[1]), *reinterpret_cast<const B*>(p[2] + i * s[2]),

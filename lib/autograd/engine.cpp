@@ -23,6 +23,7 @@
 #include "dispatch/autocast.h"
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
+#include "iter/overlap.h"
 #include "placement/device_streams.h"
 #include "tensor/tensor_factory.h"
 
@@ -69,9 +70,22 @@ Tensor shape_like_input(Tensor g, const InputMeta& m, const Node& node, size_t i
   return g;
 }
 
+// As libtorch's InputBuffer: a buffer nothing else can see (this pass holds its only
+// reference and its storage's) is summed into in place, without an allocation and in the
+// buffer's own memory order (a transposed weight's per-step gradients stay a unit-stride
+// walk). Under create_graph the sum must be recorded, so it is a new tensor.
 void accumulate(Tensor& slot, Tensor g) {
-  if (!slot.defined()) slot = std::move(g);
-  else slot = slot + g;
+  if (!slot.defined()) {
+    slot = std::move(g);
+    return;
+  }
+  const TensorImpl* impl = slot.unsafe_impl();
+  const bool sole_owner = slot.use_count() == 1 && impl->storage_.use_count() == 1;
+  if (sole_owner && !GradMode::is_enabled() && slot.dtype() == g.dtype() && !impl->is_inference_ &&
+      !slot.requires_grad() && ember::detail::non_overlapping_and_dense(slot))
+    slot.add_(g);
+  else
+    slot = slot + g;
 }
 
 // The streams a pass ran nodes on (Note [Backward streams]); the caller's streams wait for them at the end.
