@@ -96,6 +96,33 @@ TEST_CASE("matmul: shape rules for 1-D, batched and broadcast operands") {
   CHECK(dvalues(matmul(zeros({2, 0}), zeros({0, 3}))) == std::vector<double>(6, 0.0));
 }
 
+TEST_CASE("matmul: batches of small products, one per thread or one after another, match each product") {
+  // Batches of 2, 3, 8 and 9 small products (even, odd and long batches take different
+  // schedules), transposed operands and a large product for contrast, float and double.
+  manual_seed(11);
+  for (ScalarType dt : {kFloat, kDouble}) {
+    for (int64_t batch : {2, 3, 8, 9}) {
+      INFO("dtype " << name(dt) << ", batch " << batch);
+      const Tensor a = randn({batch, 33, 17}, dt), b = randn({batch, 12, 17}, dt).transpose(1, 2);
+      const Tensor c = bmm(a, b);
+      for (int64_t i = 0; i < batch; ++i) {
+        const Tensor ai = a.select(0, i), bi = b.select(0, i);
+        CHECK(ember_test::within_gemm_bound(c.select(0, i), mm(ai.to(kDouble), bi.to(kDouble)), ai, bi));
+      }
+      const Tensor acc = randn({batch, 33, 12}, dt);
+      const Tensor d = baddbmm(acc, a, b, 0.5, 2.0);
+      CHECK(
+          ember_test::within_gemm_bound(d, acc.to(kDouble) * 0.5 + bmm(a, b).to(kDouble) * 2.0, a, b * 2.0));
+    }
+  }
+  const Tensor big_a = randn({4, 200, 160}), big_b = randn({4, 160, 150});
+  const Tensor big = bmm(big_a, big_b);
+  for (int64_t i = 0; i < 4; ++i)
+    CHECK(ember_test::within_gemm_bound(big.select(0, i),
+                                        mm(big_a.select(0, i).to(kDouble), big_b.select(0, i).to(kDouble)),
+                                        big_a.select(0, i), big_b.select(0, i)));
+}
+
 TEST_CASE("matmul: errors say what shapes were received") {
   CHECK_THROWS_AS(mm(ones({2, 3}), ones({2, 3})), InvalidArgument);
   CHECK_THROWS_WITH(mm(ones({2, 3}), ones({2, 3})), Catch::Contains("cannot be multiplied (2x3 and 2x3)"));

@@ -313,6 +313,106 @@ class EMBER_API Tensor {
 
   Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
                  bool equal_nan = false) const;
+  // ---- composed ops as methods (ember/shape_ops.h, math_ops.h, linalg_ops.h)
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor& tril_(int64_t diagonal = 0) const;
+  Tensor& triu_(int64_t diagonal = 0) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor fliplr() const;
+  Tensor flipud() const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const;
+  Tensor moveaxis(int64_t source, int64_t destination) const;
+  Tensor swapaxes(int64_t axis0, int64_t axis1) const;
+  Tensor swapdims(int64_t dim0, int64_t dim1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  Tensor broadcast_to(IntArrayRef size) const;
+  Tensor tile(IntArrayRef reps) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = {}) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = {}) const;
+  Tensor diff(int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = {},
+              const std::optional<Tensor>& append = {}) const;
+  Tensor asin() const;
+  Tensor acos() const;
+  Tensor atan() const;
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor atanh() const;
+  Tensor arcsin() const;
+  Tensor arccos() const;
+  Tensor arctan() const;
+  Tensor arcsinh() const;
+  Tensor arccosh() const;
+  Tensor arctanh() const;
+  Tensor arctan2(const Tensor& other) const;
+  Tensor log2() const;
+  Tensor log10() const;
+  Tensor exp2() const;
+  Tensor logaddexp(const Tensor& other) const;
+  Tensor logaddexp2(const Tensor& other) const;
+  Tensor logit(std::optional<double> eps = {}) const;
+  Tensor xlogy(const Tensor& other) const;
+  Tensor xlogy(const Scalar& other) const;
+  Tensor hypot(const Tensor& other) const;
+  Tensor sinc() const;
+  Tensor deg2rad() const;
+  Tensor rad2deg() const;
+  Tensor frac() const;
+  Tensor sgn() const;
+  Tensor float_power(const Tensor& exponent) const;
+  Tensor float_power(const Scalar& exponent) const;
+  Tensor fmax(const Tensor& other) const;
+  Tensor fmin(const Tensor& other) const;
+  Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
+  Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
+  Tensor true_divide(const Tensor& other) const;
+  Tensor true_divide(const Scalar& other) const;
+  Tensor greater(const Tensor& other) const;
+  Tensor greater(const Scalar& other) const;
+  Tensor greater_equal(const Tensor& other) const;
+  Tensor greater_equal(const Scalar& other) const;
+  Tensor less(const Tensor& other) const;
+  Tensor less(const Scalar& other) const;
+  Tensor less_equal(const Tensor& other) const;
+  Tensor less_equal(const Scalar& other) const;
+  Tensor not_equal(const Tensor& other) const;
+  Tensor not_equal(const Scalar& other) const;
+  Tensor nansum(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
+  Tensor nanmean(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
+  Tensor count_nonzero(IntArrayRef dims = {}) const;
+  Tensor count_nonzero(int64_t dim) const;
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = {}) const;
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
+  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                const Scalar& alpha = 1) const;
+  Tensor trace() const;
+  Tensor kron(const Tensor& other) const;
+  Tensor vdot(const Tensor& other) const;
+  Tensor inner(const Tensor& other) const;
+  /// This tensor in other's dtype.
+  Tensor type_as(const Tensor& other) const;
+  /// Factories with this tensor's dtype and device unless options say otherwise.
+  Tensor new_zeros(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_ones(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options = {}) const;
+  Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
+
   // ---- autograd (API.md section 9; lib/autograd)
   const Tensor& requires_grad_(bool requires_grad = true) const;
   /// As requires_grad_, except that false on a non-leaf is a no-op (libtorch's).

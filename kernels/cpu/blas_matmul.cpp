@@ -25,16 +25,35 @@ BlasOperand blas_operand(int64_t row_stride, int64_t col_stride, int64_t cols) {
   return {col_stride == 1 ? CblasNoTrans : CblasTrans, blas_leading_dim(row_stride, col_stride, cols)};
 }
 
+// Products up to this many multiply-adds run one per thread when a batch holds enough of
+// them: OpenBLAS splits a small product poorly (a 128x128x64 one ran at half the rate of
+// one thread per product in the attention of a Transformer layer).
+constexpr int64_t kSmallProduct = int64_t{1} << 22;
+
+// Whether the batch's products go one per OpenMP thread (OpenBLAS then runs each on its
+// calling thread, as it does inside any parallel region) rather than one after another.
+bool batch_per_thread(const MatmulArgs& a, int threads) {
+  if (threads < 2 || a.batch < threads || a.m * a.n * a.k > kSmallProduct) return false;
+  return a.batch % threads == 0 || a.batch >= 4 * threads;  // even enough to keep every thread busy
+}
+
 template <class T, class Gemm>
-void blas_batched(const MatmulArgs& a, Gemm gemm) {
+void blas_batched(const MatmulArgs& a, Gemm gemm, bool per_thread) {
   const BlasOperand A = blas_operand(a.a_strides[1], a.a_strides[2], a.k);
   const BlasOperand B = blas_operand(a.b_strides[1], a.b_strides[2], a.n);
-  for (int64_t b = 0; b < a.batch; ++b) {
+  const int ldc = int(std::max<int64_t>(a.c_strides[1], std::max<int64_t>(a.n, 1)));
+  const auto one = [&](int64_t b) {
     gemm(CblasRowMajor, A.trans, B.trans, int(a.m), int(a.n), int(a.k), T(a.alpha),
          reinterpret_cast<const T*>(a.a) + b * a.a_strides[0], int(A.ld),
          reinterpret_cast<const T*>(a.b) + b * a.b_strides[0], int(B.ld), T(a.beta),
-         reinterpret_cast<T*>(a.c) + b * a.c_strides[0], int(std::max<int64_t>(a.c_strides[1], std::max<int64_t>(a.n, 1))));
+         reinterpret_cast<T*>(a.c) + b * a.c_strides[0], ldc);
+  };
+  if (per_thread) {
+#pragma omp parallel for schedule(static)
+    for (int64_t b = 0; b < a.batch; ++b) one(b);
+    return;
   }
+  for (int64_t b = 0; b < a.batch; ++b) one(b);
 }
 
 #if defined(EMBER_OPENBLAS_OPENMP)
@@ -109,6 +128,8 @@ class BlasThreadsGuard {
   ~BlasThreadsGuard() {
     if (saved_) omp_set_num_threads(saved_);
   }
+  /// True when this call may use a team of its own (no other thread's team runs).
+  bool alone() const { return region_.alone(); }
 
  private:
   ParallelRegionGuard region_;
@@ -122,8 +143,12 @@ void matmul_kernel(const MatmulArgs& a) {
   if (!blas_dims_fit_int(a)) return matmul_generic(a);
   if (a.dtype != kFloat && a.dtype != kDouble) return matmul_generic(a);
   BlasThreadsGuard threads;
-  if (a.dtype == kFloat) blas_batched<float>(a, lib.sgemm);
-  else blas_batched<double>(a, lib.dgemm);
+  // Only OpenBLAS's serial or OpenMP builds run a call on its calling thread inside a team.
+  const bool per_thread = threads.alone() && lib.parallel != 1 && batch_per_thread(a, omp_get_max_threads());
+  if (a.dtype == kFloat)
+    blas_batched<float>(a, lib.sgemm, per_thread);
+  else
+    blas_batched<double>(a, lib.dgemm, per_thread);
 }
 
 }  // namespace

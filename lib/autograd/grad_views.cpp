@@ -7,6 +7,8 @@
 #include "autograd/node.h"
 #include "core/check.h"
 #include "ember/ops.h"
+#include "ember/shape_ops.h"
+#include "tensor/place_on_diagonal.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember::autograd::detail {
@@ -166,6 +168,19 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
   const int64_t i = index < 0 ? index + x.size(d) : index;
   record("SelectBackward0", {&x}, {&y},
          [d, i](N& n, G& g) -> G { return {slice_backward(g[0].unsqueeze(d), n.in_sizes(0), d, i, 1)}; });
+  mark_view(x, y);
+  return y;
+}
+
+Tensor diagonal(const Tensor& x, const Tensor& view, int64_t offset, int64_t d1, int64_t d2) {
+  Tensor y = view;
+  if (!requires_grad(x)) return y;
+  // The gradient goes back onto the diagonal by where(), which create_graph differentiates.
+  record("DiagonalBackward0", {&x}, {&y}, [offset, d1, d2](N& n, G& g) -> G {
+    const IntArrayRef sizes = n.in_sizes(0);
+    const Tensor plane = ember::detail::place_on_diagonal(g[0], sizes[size_t(d1)], sizes[size_t(d2)], offset);
+    return {ember::movedim(plane, {-2, -1}, {d1, d2})};
+  });
   mark_view(x, y);
   return y;
 }

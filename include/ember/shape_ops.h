@@ -1,0 +1,78 @@
+#pragma once
+/// Rearranging ops of libtorch's ATen (names, argument order, results and errors of
+/// libtorch 1.13): triangles and diagonals, flips and rolls, moving and broadcasting
+/// dims, stacking, tiling and repeating. Each is composed of ember's own ops, so it runs
+/// on every device and autograd differentiates it.
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+/// The lower (tril) or upper (triu) triangle of the last two dims, the rest zero;
+/// `diagonal` > 0 moves the boundary up, < 0 down.
+EMBER_API Tensor tril(const Tensor& x, int64_t diagonal = 0);
+EMBER_API Tensor triu(const Tensor& x, int64_t diagonal = 0);
+/// The 2 x N coordinates (row first) of a row x col matrix's lower / upper triangle.
+EMBER_API Tensor tril_indices(int64_t row, int64_t col, int64_t offset = 0,
+                              const TensorOptions& options = kLong);
+EMBER_API Tensor triu_indices(int64_t row, int64_t col, int64_t offset = 0,
+                              const TensorOptions& options = kLong);
+/// A view of the diagonal of dims (dim1, dim2), offset above (> 0) or below, as the last dim.
+EMBER_API Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+/// 1-D: the square matrix with x on its `diagonal`; 2-D: that diagonal as a copy.
+EMBER_API Tensor diag(const Tensor& x, int64_t diagonal = 0);
+/// Matrices (in dims dim1, dim2) with the last dim of x on their `offset` diagonal.
+EMBER_API Tensor diag_embed(const Tensor& x, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
+
+/// Elements in reverse order along each of dims.
+EMBER_API Tensor flip(const Tensor& x, IntArrayRef dims);
+EMBER_API Tensor fliplr(const Tensor& x);
+EMBER_API Tensor flipud(const Tensor& x);
+/// Elements shifted cyclically by shifts[i] along dims[i]; no dims: over the flattened tensor.
+EMBER_API Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims = {});
+/// Rotated k quarter turns in the plane of dims, from the first towards the second.
+EMBER_API Tensor rot90(const Tensor& x, int64_t k = 1, IntArrayRef dims = {0, 1});
+
+/// Dims source moved to positions destination, the others keeping their order.
+EMBER_API Tensor movedim(const Tensor& x, IntArrayRef source, IntArrayRef destination);
+EMBER_API Tensor movedim(const Tensor& x, int64_t source, int64_t destination);
+EMBER_API Tensor moveaxis(const Tensor& x, IntArrayRef source, IntArrayRef destination);
+EMBER_API Tensor moveaxis(const Tensor& x, int64_t source, int64_t destination);
+EMBER_API Tensor swapaxes(const Tensor& x, int64_t axis0, int64_t axis1);
+EMBER_API Tensor swapdims(const Tensor& x, int64_t dim0, int64_t dim1);
+/// Dim `dim` split into sizes (one entry may be -1).
+EMBER_API Tensor unflatten(const Tensor& x, int64_t dim, IntArrayRef sizes);
+
+EMBER_API Tensor broadcast_to(const Tensor& x, IntArrayRef size);
+EMBER_API std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors);
+EMBER_API Tensor atleast_1d(const Tensor& x);
+EMBER_API Tensor atleast_2d(const Tensor& x);
+EMBER_API Tensor atleast_3d(const Tensor& x);
+EMBER_API std::vector<Tensor> atleast_1d(const std::vector<Tensor>& tensors);
+EMBER_API std::vector<Tensor> atleast_2d(const std::vector<Tensor>& tensors);
+EMBER_API std::vector<Tensor> atleast_3d(const std::vector<Tensor>& tensors);
+EMBER_API Tensor hstack(const std::vector<Tensor>& tensors);
+EMBER_API Tensor vstack(const std::vector<Tensor>& tensors);
+EMBER_API Tensor row_stack(const std::vector<Tensor>& tensors);
+EMBER_API Tensor dstack(const std::vector<Tensor>& tensors);
+EMBER_API Tensor column_stack(const std::vector<Tensor>& tensors);
+/// Coordinate grids of 1-D tensors; indexing "ij" (matrix) or "xy" (Cartesian).
+EMBER_API std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_view indexing = "ij");
+
+/// x repeated reps[i] times along dim i (reps padded with leading ones, or x with leading dims).
+EMBER_API Tensor tile(const Tensor& x, IntArrayRef reps);
+/// Each element repeated `repeats` times (or repeats[i] times) along dim, or over the
+/// flattened tensor without dim.
+EMBER_API Tensor repeat_interleave(const Tensor& x, int64_t repeats, std::optional<int64_t> dim = {});
+EMBER_API Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<int64_t> dim = {});
+/// Indices 0, 1, ... each repeated repeats[i] times.
+EMBER_API Tensor repeat_interleave(const Tensor& repeats);
+/// The n-th forward difference along dim, after prepend / append are joined on.
+EMBER_API Tensor diff(const Tensor& x, int64_t n = 1, int64_t dim = -1,
+                      const std::optional<Tensor>& prepend = {}, const std::optional<Tensor>& append = {});
+
+}  // namespace ember

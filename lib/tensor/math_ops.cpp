@@ -1,0 +1,276 @@
+// ember/math_ops.h: libtorch 1.13's functions that ember composes of its own ops. Where a
+// formula has a branch that overflows or divides by zero, each branch gets an input that
+// cannot (a clamp, or 1 where the other branch is taken), so that where() never passes a
+// NaN gradient from the branch it did not take.
+#include "ember/math_ops.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/check.h"
+#include "core/torch_dtype_name.h"
+#include "ember/ops.h"
+#include "ember/shape_ops.h"
+#include "tensor/tensor_factory.h"
+
+namespace ember {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kLn2 = 0.69314718055994530942;
+constexpr double kLn10 = 2.30258509299404568402;
+
+// Integer and bool inputs compute in the default floating dtype, as libtorch's unary
+// floating ops.
+Tensor floating(const Tensor& x) { return x.is_floating_point() ? x : x.to(get_default_dtype()); }
+
+TensorOptions long_options(const Tensor& x) { return TensorOptions(kLong).device(x.device()); }
+
+Tensor scalar_like(const Scalar& s, const Tensor& like) {
+  return scalar_tensor(s, TensorOptions(s.is_floating_point() ? kDouble : kLong).device(like.device()));
+}
+
+// log computed in float64 for narrower dtypes, so that log2(8) is 3 and log10(1000) is 3 after rounding.
+Tensor log_scaled(const Tensor& x, double scale) {
+  const Tensor f = floating(x);
+  if (f.dtype() == kDouble) return log(f) * scale;
+  return (log(f.to(kDouble)) * scale).to(f.dtype());
+}
+
+// sinh for |x| >= 1 and cosh, from exp(|x| - ln 2) past where exp(|x|) overflows float32.
+Tensor half_exp_sum(const Tensor& a, double sign) {
+  const Tensor small = a.clamp_max(80.0), big = a.clamp_min(80.0);
+  return where(a < 80.0, (exp(small) + exp(-small) * sign) * 0.5, exp(big - kLn2));
+}
+
+}  // namespace
+
+Tensor asin(const Tensor& x) {
+  const Tensor f = floating(x);
+  return atan2(f, sqrt((1 - f) * (1 + f)));
+}
+
+Tensor acos(const Tensor& x) {
+  const Tensor f = floating(x);
+  return atan2(sqrt((1 - f) * (1 + f)), f);
+}
+
+Tensor atan(const Tensor& x) {
+  const Tensor f = floating(x);
+  return atan2(f, ones_like(f));
+}
+
+Tensor sinh(const Tensor& x) {
+  const Tensor f = floating(x), a = abs(f);
+  const Tensor near = f.clamp(-1.0, 1.0);  // expm1 keeps the small values exact
+  return where(a < 1.0, (expm1(near) - expm1(-near)) * 0.5, sign(f) * half_exp_sum(a.clamp_min(1.0), -1));
+}
+
+Tensor cosh(const Tensor& x) { return half_exp_sum(abs(floating(x)), 1); }
+
+Tensor asinh(const Tensor& x) {
+  const Tensor f = floating(x), a = abs(f);
+  const Tensor moderate = a.clamp_max(1e8), huge = a.clamp_min(1e8);
+  const Tensor near = log1p(moderate + moderate * moderate / (1 + sqrt(1 + moderate * moderate)));
+  return sign(f) * where(a < 1e8, near, log(huge) + kLn2);
+}
+
+Tensor acosh(const Tensor& x) {
+  const Tensor f = floating(x);
+  const Tensor t = f.clamp_max(1e8) - 1, huge = f.clamp_min(1e8);
+  return where(f < 1e8, log1p(t + sqrt(t * (t + 2))), log(huge) + kLn2);
+}
+
+Tensor atanh(const Tensor& x) {
+  const Tensor f = floating(x);
+  return log1p(2 * f / (1 - f)) * 0.5;
+}
+
+Tensor arcsin(const Tensor& x) { return asin(x); }
+Tensor arccos(const Tensor& x) { return acos(x); }
+Tensor arctan(const Tensor& x) { return atan(x); }
+Tensor arcsinh(const Tensor& x) { return asinh(x); }
+Tensor arccosh(const Tensor& x) { return acosh(x); }
+Tensor arctanh(const Tensor& x) { return atanh(x); }
+Tensor arctan2(const Tensor& a, const Tensor& b) { return atan2(a, b); }
+
+Tensor log2(const Tensor& x) { return log_scaled(x, 1 / kLn2); }
+Tensor log10(const Tensor& x) { return log_scaled(x, 1 / kLn10); }
+Tensor exp2(const Tensor& x) { return pow(2.0, floating(x)); }
+
+namespace {
+// log_base(base^a + base^b) = max + log_base(1 + base^-|a - b|); equal infinities (where
+// a - b is NaN) give that infinity.
+Tensor log_add(const Tensor& a, const Tensor& b, bool base2) {
+  const Tensor m = maximum(a, b);
+  const Tensor same_inf = logical_and(isinf(a), a == b);
+  const Tensor d = -abs(where(same_inf, zeros({}, m.options()), a - b));
+  return where(same_inf, a, m + (base2 ? log1p(exp2(d)) / kLn2 : log1p(exp(d))));
+}
+}  // namespace
+
+Tensor logaddexp(const Tensor& a, const Tensor& b) { return log_add(a, b, false); }
+Tensor logaddexp2(const Tensor& a, const Tensor& b) { return log_add(a, b, true); }
+
+Tensor logit(const Tensor& x, std::optional<double> eps) {
+  const Tensor f = floating(x);
+  const Tensor z = eps ? f.clamp(*eps, 1 - *eps) : f;
+  return log(z / (1 - z));
+}
+
+Tensor xlogy(const Tensor& x, const Tensor& y) {
+  // 0 where x == 0 and y is a number; y there is taken as 1 so log(y) stays finite.
+  const Tensor zero_x = logical_and(x == 0, logical_not(isnan(y)));
+  const Tensor safe_y = where(zero_x, ones({}, y.options()), y);
+  const Tensor product = floating(x) * log(floating(safe_y));
+  return where(zero_x, zeros({}, product.options()), product);
+}
+Tensor xlogy(const Tensor& x, const Scalar& y) { return xlogy(x, scalar_like(y, x)); }
+Tensor xlogy(const Scalar& x, const Tensor& y) { return xlogy(scalar_like(x, y), y); }
+
+Tensor hypot(const Tensor& a, const Tensor& b) { return sqrt(a * a + b * b); }
+
+Tensor sinc(const Tensor& x) {
+  const Tensor f = floating(x);
+  const Tensor zero = f == 0;
+  const Tensor px = where(zero, ones({}, f.options()), f) * kPi;
+  return where(zero, ones({}, f.options()), sin(px) / px);
+}
+
+Tensor deg2rad(const Tensor& x) { return floating(x) * (kPi / 180); }
+Tensor rad2deg(const Tensor& x) { return floating(x) * (180 / kPi); }
+
+Tensor frac(const Tensor& x) {
+  EMBER_CHECK_TYPED(x.is_floating_point(), NotImplemented, "\"frac_cpu\" not implemented for '{}'",
+                    detail::torch_name(x.dtype()));
+  return x - trunc(x);
+}
+
+Tensor sgn(const Tensor& x) { return sign(x); }
+
+Tensor float_power(const Tensor& a, const Tensor& b) { return pow(a.to(kDouble), b.to(kDouble)); }
+Tensor float_power(const Tensor& a, const Scalar& b) { return pow(a.to(kDouble), b.toDouble()); }
+Tensor float_power(const Scalar& a, const Tensor& b) { return pow(a.toDouble(), b.to(kDouble)); }
+
+Tensor fmax(const Tensor& a, const Tensor& b) {
+  if (!a.is_floating_point() && !b.is_floating_point()) return maximum(a, b);
+  return where(isnan(b), a, where(isnan(a), b, maximum(a, b)));
+}
+
+Tensor fmin(const Tensor& a, const Tensor& b) {
+  if (!a.is_floating_point() && !b.is_floating_point()) return minimum(a, b);
+  return where(isnan(b), a, where(isnan(a), b, minimum(a, b)));
+}
+
+Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  return clamp(x, min, max);
+}
+Tensor true_divide(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor true_divide(const Tensor& a, const Scalar& b) { return div(a, b); }
+Tensor greater(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor greater(const Tensor& a, const Scalar& b) { return gt(a, b); }
+Tensor greater_equal(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor greater_equal(const Tensor& a, const Scalar& b) { return ge(a, b); }
+Tensor less(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor less(const Tensor& a, const Scalar& b) { return lt(a, b); }
+Tensor less_equal(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor less_equal(const Tensor& a, const Scalar& b) { return le(a, b); }
+Tensor not_equal(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor not_equal(const Tensor& a, const Scalar& b) { return ne(a, b); }
+
+Tensor nansum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  const Tensor kept = x.is_floating_point() ? where(isnan(x), zeros({}, x.options()), x) : x;
+  return sum(kept, dims, keepdim, dtype);
+}
+
+Tensor nanmean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK_ARG(x.is_floating_point(), "nanmean(): expected input to have floating point dtype but got {}",
+                  detail::torch_name(x.dtype()));
+  const Tensor counted = sum(logical_not(isnan(x)), dims, keepdim);
+  return nansum(x, dims, keepdim, dtype) / counted;
+}
+
+Tensor count_nonzero(const Tensor& x, IntArrayRef dims) { return sum(x != 0, dims); }
+Tensor count_nonzero(const Tensor& x, int64_t dim) { return count_nonzero(x, IntArrayRef{dim}); }
+
+std::tuple<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (dim) return {amin(x, {*dim}, keepdim), amax(x, {*dim}, keepdim)};
+  EMBER_CHECK_ARG(
+      x.numel() > 0,
+      "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+  Tensor lo = amin(x), hi = amax(x);
+  if (keepdim) {
+    const std::vector<int64_t> ones_shape(size_t(x.dim()), 1);
+    lo = lo.reshape(ones_shape);
+    hi = hi.reshape(ones_shape);
+  }
+  return {lo, hi};
+}
+
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  const int64_t d = detail::wrap_dim(dim, x.dim(), "cumprod");
+  Tensor out = dtype ? x.to(*dtype) : is_integral(x.dtype(), true) ? x.to(kLong) : x;
+  if (out.dim() == 0) return out.clone();
+  const int64_t n = out.size(d);
+  // A scan in log2(n) products: after the step with shift s, element i holds the product
+  // of the 2s elements ending at i.
+  for (int64_t s = 1; s < n; s *= 2)
+    out = cat({out.narrow(d, 0, s), out.narrow(d, s, n - s) * out.narrow(d, 0, n - s)}, d);
+  return n == 1 ? out.clone() : out;
+}
+
+namespace {
+
+// The value and index at `position` (per row, along dim) of x sorted ascending with NaN
+// last; NaN rows give their first NaN, as libtorch's median and kthvalue.
+std::tuple<Tensor, Tensor> sorted_at(const Tensor& x, int64_t d, const Tensor& position, bool keepdim) {
+  auto [values, indices] = sort(x, std::optional<bool>(true), d);
+  Tensor v = values.gather(d, position), i = indices.gather(d, position);
+  if (!keepdim) {
+    v = v.squeeze(d);
+    i = i.squeeze(d);
+  }
+  return {v, i};
+}
+
+std::vector<int64_t> keep_shape(const Tensor& x, int64_t d) {
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape[size_t(d)] = 1;
+  return shape;
+}
+
+}  // namespace
+
+Tensor median(const Tensor& x) {
+  EMBER_CHECK_ARG(x.numel() > 0, "median() input tensor cannot be empty");
+  return std::get<0>(median(x.reshape({-1}), 0));
+}
+
+std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) {
+  const Tensor in = x.dim() == 0 ? x.reshape({1}) : x;
+  const int64_t d = detail::wrap_dim(dim, x.dim(), "median");
+  const int64_t n = in.size(d);
+  EMBER_CHECK_TYPED(n > 0, InvalidArgument, "median(): Expected reduction dim {} to have non-zero size.",
+                    dim);
+  Tensor position = full(keep_shape(in, d), (n - 1) / 2, long_options(in));
+  if (in.is_floating_point()) {
+    const Tensor nans = sum(isnan(in), {d}, true);
+    position = where(nans > 0, n - nans, position);
+  }
+  auto result = sorted_at(in, d, position, keepdim || x.dim() == 0);
+  if (x.dim() == 0) return {std::get<0>(result).reshape({}), std::get<1>(result).reshape({})};
+  return result;
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
+  const Tensor in = x.dim() == 0 ? x.reshape({1}) : x;
+  const int64_t d = detail::wrap_dim(dim, x.dim(), "kthvalue");
+  EMBER_CHECK_TYPED(k >= 1 && k <= in.size(d), InvalidArgument,
+                    "kthvalue(): selected number k out of range for dimension {}", d);
+  auto result = sorted_at(in, d, full(keep_shape(in, d), k - 1, long_options(in)), keepdim || x.dim() == 0);
+  if (x.dim() == 0) return {std::get<0>(result).reshape({}), std::get<1>(result).reshape({})};
+  return result;
+}
+
+}  // namespace ember

@@ -1,0 +1,676 @@
+// The composed ops (ember/shape_ops.h, math_ops.h, linalg_ops.h) against libtorch 1.13 on
+// the same random values: forward values and gradients in float64 and float32, result
+// dtypes for integer inputs, and error texts.
+// libtorch first: its glog CHECK is then replaced by Catch's.
+#include <ember/ember.h>
+#include <torch/torch.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "torch_crosscheck_util.h"
+
+namespace {
+
+using crosscheck::as_torch;
+using crosscheck::check_close;
+using crosscheck::ember_error;
+using crosscheck::fresh_seed;
+using crosscheck::same_forward_backward;
+using crosscheck::torch_error;
+using EInputs = std::vector<ember::Tensor>;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+using TInputs = std::vector<torch::Tensor>;
+
+struct Case {
+  std::string name;
+  std::vector<std::vector<int64_t>> shapes;  // one leaf per shape
+  std::function<ember::Tensor(const EInputs&)> ours;
+  std::function<torch::Tensor(const TInputs&)> theirs;
+  double lo = -3, hi = 3;  // leaves uniform in [lo, hi)
+};
+
+void run(const std::vector<Case>& cases) {
+  for (ember::ScalarType dt : {ember::kDouble, ember::kFloat}) {
+    const double tol = dt == ember::kDouble ? 1e-10 : 2e-5;
+    for (const Case& c : cases) {
+      INFO(c.name);
+      EInputs leaves;
+      for (const auto& s : c.shapes)
+        leaves.push_back((ember::rand(s, ember::kDouble) * (c.hi - c.lo) + c.lo).to(dt).requires_grad_());
+      same_forward_backward(c.name + (dt == ember::kDouble ? " (float64)" : " (float32)"), leaves, c.ours,
+                            c.theirs, tol);
+    }
+  }
+}
+
+// Ember's message contains libtorch's (ember may name the op first).
+void same_error(const std::function<void()>& ours, const std::function<void()>& theirs) {
+  const std::string mine = ember_error(ours), reference = torch_error(theirs);
+  INFO("ember: " << mine << "\nlibtorch: " << reference);
+  CHECK(reference != "<no error>");
+  CHECK(mine.find(reference.substr(0, reference.find('\n'))) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("composed crosscheck: rearranging ops, values and gradients") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  ember::manual_seed(seed);
+  using E = ember::Tensor;
+  using T = torch::Tensor;
+  run({
+      {"tril",
+       {{2, 4, 5}},
+       [](const EInputs& x) { return x[0].tril(); },
+       [](const TInputs& x) { return x[0].tril(); }},
+      {"tril -1",
+       {{4, 5}},
+       [](const EInputs& x) { return ember::tril(x[0], -1); },
+       [](const TInputs& x) { return torch::tril(x[0], -1); }},
+      {"triu 2 of a transpose",
+       {{5, 4}},
+       [](const EInputs& x) { return ember::triu(x[0].t(), 2); },
+       [](const TInputs& x) { return torch::triu(x[0].t(), 2); }},
+      {"diagonal",
+       {{3, 4, 5}},
+       [](const EInputs& x) { return ember::diagonal(x[0], 1, 2, 0); },
+       [](const TInputs& x) { return torch::diagonal(x[0], 1, 2, 0); }},
+      {"diagonal below",
+       {{4, 5}},
+       [](const EInputs& x) { return x[0].diagonal(-2); },
+       [](const TInputs& x) { return x[0].diagonal(-2); }},
+      {"diag of a vector",
+       {{4}},
+       [](const EInputs& x) { return ember::diag(x[0], 1); },
+       [](const TInputs& x) { return torch::diag(x[0], 1); }},
+      {"diag of a matrix",
+       {{4, 3}},
+       [](const EInputs& x) { return x[0].diag(-1); },
+       [](const TInputs& x) { return x[0].diag(-1); }},
+      {"diag_embed",
+       {{2, 3}},
+       [](const EInputs& x) { return ember::diag_embed(x[0], -1, 0, 2); },
+       [](const TInputs& x) { return torch::diag_embed(x[0], -1, 0, 2); }},
+      {"flip",
+       {{3, 4, 5}},
+       [](const EInputs& x) {
+         return x[0].flip({0, -1});
+       },
+       [](const TInputs& x) {
+         return x[0].flip({0, -1});
+       }},
+      {"fliplr flipud",
+       {{3, 4}},
+       [](const EInputs& x) { return ember::fliplr(x[0]) + ember::flipud(x[0]); },
+       [](const TInputs& x) { return torch::fliplr(x[0]) + torch::flipud(x[0]); }},
+      {"roll flat",
+       {{3, 4}},
+       [](const EInputs& x) { return x[0].roll({5}); },
+       [](const TInputs& x) { return x[0].roll({5}); }},
+      {"roll dims",
+       {{3, 4}},
+       [](const EInputs& x) {
+         return ember::roll(x[0], {-1, 6}, {0, 1});
+       },
+       [](const TInputs& x) {
+         return torch::roll(x[0], {-1, 6}, {0, 1});
+       }},
+      {"rot90",
+       {{2, 3, 4}},
+       [](const EInputs& x) {
+         return ember::rot90(x[0], 1, {1, 2}) * 2 + ember::rot90(x[0], -1, {2, 1});
+       },
+       [](const TInputs& x) {
+         return torch::rot90(x[0], 1, {1, 2}) * 2 + torch::rot90(x[0], -1, {2, 1});
+       }},
+      {"rot90 twice",
+       {{3, 4}},
+       [](const EInputs& x) { return x[0].rot90(2); },
+       [](const TInputs& x) { return x[0].rot90(2); }},
+      {"movedim",
+       {{2, 3, 4, 5}},
+       [](const EInputs& x) {
+         return ember::movedim(x[0], {0, 3}, {2, 0});
+       },
+       [](const TInputs& x) {
+         return torch::movedim(x[0], {0, 3}, {2, 0});
+       }},
+      {"moveaxis swapaxes",
+       {{2, 3, 4}},
+       [](const EInputs& x) { return x[0].moveaxis(0, -1).swapaxes(0, 1); },
+       [](const TInputs& x) { return x[0].moveaxis(0, -1).swapaxes(0, 1); }},
+      {"unflatten",
+       {{2, 12}},
+       [](const EInputs& x) {
+         return x[0].unflatten(1, {3, -1});
+       },
+       [](const TInputs& x) {
+         return x[0].unflatten(1, {3, -1});
+       }},
+      {"broadcast_to",
+       {{3, 1}},
+       [](const EInputs& x) {
+         return x[0].broadcast_to({2, 3, 4});
+       },
+       [](const TInputs& x) {
+         return x[0].broadcast_to({2, 3, 4});
+       }},
+      {"broadcast_tensors",
+       {{3, 1}, {4}},
+       [](const EInputs& x) {
+         auto b = ember::broadcast_tensors(x);
+         return b[0] * 2 + b[1];
+       },
+       [](const TInputs& x) {
+         auto b = torch::broadcast_tensors(x);
+         return b[0] * 2 + b[1];
+       }},
+      {"stacks",
+       {{3}, {3}},
+       [](const EInputs& x) {
+         return ember::cat({ember::hstack(x).reshape({2, 3}), ember::vstack(x), ember::row_stack(x),
+                            ember::column_stack(x).t(), ember::dstack(x).squeeze(0).t()},
+                           0);
+       },
+       [](const TInputs& x) {
+         return torch::cat({torch::hstack(x).reshape({2, 3}), torch::vstack(x), torch::row_stack(x),
+                            torch::column_stack(x).t(), torch::dstack(x).squeeze(0).t()},
+                           0);
+       }},
+      {"atleast",
+       {{}},
+       [](const EInputs& x) {
+         return ember::atleast_3d(x[0]) + ember::atleast_2d(x[0]) + ember::atleast_1d(x[0]);
+       },
+       [](const TInputs& x) {
+         return torch::atleast_3d(x[0]) + torch::atleast_2d(x[0]) + torch::atleast_1d(x[0]);
+       }},
+      {"meshgrid ij and xy",
+       {{3}, {4}},
+       [](const EInputs& x) {
+         auto ij = ember::meshgrid(x, "ij");
+         auto xy = ember::meshgrid(x, "xy");
+         return ij[0] * 2 + ij[1] + (xy[0] * 3 + xy[1]).t();
+       },
+       [](const TInputs& x) {
+         auto ij = torch::meshgrid(x, "ij");
+         auto xy = torch::meshgrid(x, "xy");
+         return ij[0] * 2 + ij[1] + (xy[0] * 3 + xy[1]).t();
+       }},
+      {"tile",
+       {{2, 3}},
+       [](const EInputs& x) {
+         return x[0].tile({2}) + 0 * ember::tile(x[0], {1, 1}).sum();
+       },
+       [](const TInputs& x) {
+         return x[0].tile({2}) + 0 * torch::tile(x[0], {1, 1}).sum();
+       }},
+      {"tile more dims",
+       {{2, 3}},
+       [](const EInputs& x) {
+         return ember::tile(x[0], {2, 1, 2});
+       },
+       [](const TInputs& x) {
+         return torch::tile(x[0], {2, 1, 2});
+       }},
+      {"repeat_interleave",
+       {{2, 3}},
+       [](const EInputs& x) { return x[0].repeat_interleave(2, 1); },
+       [](const TInputs& x) { return x[0].repeat_interleave(2, 1); }},
+      {"repeat_interleave flat",
+       {{2, 3}},
+       [](const EInputs& x) { return ember::repeat_interleave(x[0], 3); },
+       [](const TInputs& x) { return torch::repeat_interleave(x[0], 3); }},
+      {"repeat_interleave counts",
+       {{3, 2}},
+       [](const EInputs& x) {
+         return x[0].repeat_interleave(ember::tensor({2, 0, 3}), 0);
+       },
+       [](const TInputs& x) {
+         return x[0].repeat_interleave(torch::tensor({2, 0, 3}), 0);
+       }},
+      {"diff",
+       {{3, 6}},
+       [](const EInputs& x) { return x[0].diff(2); },
+       [](const TInputs& x) { return x[0].diff(2); }},
+      {"diff prepend append",
+       {{3, 4}, {1, 4}, {2, 4}},
+       [](const EInputs& x) { return ember::diff(x[0], 1, 0, x[1], x[2]); },
+       [](const TInputs& x) { return torch::diff(x[0], 1, 0, x[1], x[2]); }},
+  });
+  // Integer results and index factories.
+  check_close(ember::tril_indices(4, 3, 1), torch::tril_indices(4, 3, 1), 0, "tril_indices");
+  check_close(ember::triu_indices(3, 5, -1), torch::triu_indices(3, 5, -1), 0, "triu_indices");
+  check_close(ember::repeat_interleave(ember::tensor({1, 0, 2})),
+              torch::repeat_interleave(torch::tensor({1, 0, 2})), 0, "repeat_interleave of counts");
+  const ember::Tensor b = ember::tensor({true, false, true, true});
+  check_close(b.diff(), as_torch(b).diff(), 0, "diff of bool");
+  const ember::Tensor i = ember::arange(12).reshape({3, 4});
+  check_close(i.tril(1), as_torch(i).tril(1), 0, "tril of int64");
+  check_close(i.flip({1}), as_torch(i).flip({1}), 0, "flip of int64");
+  CHECK(i.diagonal().is_view());
+  CHECK(i.diagonal().data_ptr() == i.data_ptr());
+
+  same_error([&] { ember::tril(ember::ones({3})); }, [] { torch::tril(torch::ones({3})); });
+  same_error(
+      [&] {
+        ember::flip(ember::ones({2, 2}), {0, 0});
+      },
+      [] {
+        torch::flip(torch::ones({2, 2}), {0, 0});
+      });
+  same_error(
+      [&] {
+        ember::roll(ember::ones({2, 2}), {1, 1}, {0});
+      },
+      [] {
+        torch::roll(torch::ones({2, 2}), {1, 1}, {0});
+      });
+  same_error(
+      [&] {
+        ember::rot90(ember::ones({2, 2}), 1, {0, 0});
+      },
+      [] {
+        torch::rot90(torch::ones({2, 2}), 1, {0, 0});
+      });
+  same_error(
+      [&] {
+        ember::rot90(ember::ones({2, 2}), 1, {0});
+      },
+      [] {
+        torch::rot90(torch::ones({2, 2}), 1, {0});
+      });
+  same_error(
+      [&] {
+        ember::diagonal(ember::ones({2, 2}), 0, 1, 1);
+      },
+      [] {
+        torch::diagonal(torch::ones({2, 2}), 0, 1, 1);
+      });
+  same_error([&] { ember::diag(ember::ones({2, 2, 2})); }, [] { torch::diag(torch::ones({2, 2, 2})); });
+  same_error(
+      [&] {
+        ember::unflatten(ember::ones({2, 5}), 1, {2, 2});
+      },
+      [] {
+        torch::ones({2, 5}).unflatten(1, {2, 2});
+      });
+  same_error(
+      [&] {
+        ember::movedim(ember::ones({2, 2}), {0, 1}, {0});
+      },
+      [] {
+        torch::movedim(torch::ones({2, 2}), {0, 1}, {0});
+      });
+  same_error(
+      [&] {
+        ember::movedim(ember::ones({2, 2}), {0, 0}, {0, 1});
+      },
+      [] {
+        torch::movedim(torch::ones({2, 2}), {0, 0}, {0, 1});
+      });
+  const ember::Tensor d = ember::tensor({1.0, 3.0, 6.0});
+  check_close(d.diff(-1), as_torch(d).diff(-1), 0, "diff of order -1");
+  check_close(d.diff(0), as_torch(d).diff(0), 0, "diff of order 0");
+  check_close(d.diff(5), as_torch(d).diff(5), 0, "diff of a larger order than the size");
+  same_error([&] { ember::tril_indices(-1, 2); }, [] { torch::tril_indices(-1, 2); });
+  same_error([&] { ember::fliplr(ember::ones({2})); }, [] { torch::fliplr(torch::ones({2})); });
+}
+
+TEST_CASE("composed crosscheck: pointwise functions and reductions, values and gradients") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  ember::manual_seed(seed);
+  auto unary = [](const char* name, ember::Tensor (*ours)(const ember::Tensor&),
+                  torch::Tensor (*theirs)(const torch::Tensor&), double lo, double hi) {
+    return Case{name,
+                {{4, 5}},
+                [ours](const EInputs& x) { return ours(x[0]); },
+                [theirs](const TInputs& x) { return theirs(x[0]); },
+                lo,
+                hi};
+  };
+  run({
+      unary("asin", ember::asin, torch::asin, -0.99, 0.99),
+      unary("acos", ember::acos, torch::acos, -0.99, 0.99),
+      unary("atan", ember::atan, torch::atan, -20, 20),
+      unary("sinh", ember::sinh, torch::sinh, -5, 5),
+      unary("cosh", ember::cosh, torch::cosh, -5, 5),
+      unary("asinh", ember::asinh, torch::asinh, -30, 30),
+      unary("acosh", ember::acosh, torch::acosh, 1.01, 40),
+      unary("atanh", ember::atanh, torch::atanh, -0.99, 0.99),
+      unary("log2", ember::log2, torch::log2, 0.01, 50),
+      unary("log10", ember::log10, torch::log10, 0.01, 50),
+      unary("exp2", ember::exp2, torch::exp2, -8, 8),
+      unary("sinc", ember::sinc, torch::sinc, -4, 4),
+      unary("deg2rad", ember::deg2rad, torch::deg2rad, -400, 400),
+      unary("rad2deg", ember::rad2deg, torch::rad2deg, -7, 7),
+      unary("frac", ember::frac, torch::frac, -9, 9),
+      {"logit",
+       {{4, 5}},
+       [](const EInputs& x) { return ember::logit(x[0]); },
+       [](const TInputs& x) { return torch::logit(x[0]); },
+       0.01,
+       0.99},
+      {"logit eps",
+       {{4, 5}},
+       [](const EInputs& x) { return x[0].logit(0.2); },
+       [](const TInputs& x) { return x[0].logit(0.2); },
+       0.01,
+       0.99},
+      {"logaddexp",
+       {{4, 5}, {5}},
+       [](const EInputs& x) { return ember::logaddexp(x[0], x[1]); },
+       [](const TInputs& x) { return torch::logaddexp(x[0], x[1]); },
+       -30,
+       30},
+      {"logaddexp2",
+       {{4, 5}, {4, 5}},
+       [](const EInputs& x) { return x[0].logaddexp2(x[1]); },
+       [](const TInputs& x) { return x[0].logaddexp2(x[1]); },
+       -30,
+       30},
+      {"xlogy",
+       {{4, 5}, {4, 5}},
+       [](const EInputs& x) { return ember::xlogy(x[0], x[1]); },
+       [](const TInputs& x) { return torch::xlogy(x[0], x[1]); },
+       0.01,
+       5},
+      {"hypot",
+       {{4, 5}, {4, 5}},
+       [](const EInputs& x) { return ember::hypot(x[0], x[1]); },
+       [](const TInputs& x) { return torch::hypot(x[0], x[1]); }},
+      {"fmax fmin",
+       {{4, 5}, {4, 5}},
+       [](const EInputs& x) { return ember::fmax(x[0], x[1]) * 2 + ember::fmin(x[0], x[1]); },
+       [](const TInputs& x) { return torch::fmax(x[0], x[1]) * 2 + torch::fmin(x[0], x[1]); }},
+      {"float_power",
+       {{4, 5}},
+       [](const EInputs& x) { return ember::float_power(x[0], 3); },
+       [](const TInputs& x) { return torch::float_power(x[0], 3); }},
+      {"nansum nanmean",
+       {{4, 5}},
+       [](const EInputs& x) { return x[0].nansum({1}) + ember::nanmean(x[0], {1}); },
+       [](const TInputs& x) { return x[0].nansum({1}) + torch::nanmean(x[0], {1}); }},
+      {"cumprod",
+       {{3, 9}},
+       [](const EInputs& x) { return x[0].cumprod(1); },
+       [](const TInputs& x) { return x[0].cumprod(1); }},
+      {"cumprod dim 0",
+       {{5, 2}},
+       [](const EInputs& x) { return ember::cumprod(x[0], 0); },
+       [](const TInputs& x) { return torch::cumprod(x[0], 0); }},
+      {"median",
+       {{5, 3}},
+       [](const EInputs& x) { return std::get<0>(x[0].median(0)) + x[0].median(); },
+       [](const TInputs& x) { return std::get<0>(x[0].median(0)) + x[0].median(); }},
+      {"kthvalue",
+       {{4, 6}},
+       [](const EInputs& x) { return std::get<0>(x[0].kthvalue(2, 1, true)); },
+       [](const TInputs& x) { return std::get<0>(x[0].kthvalue(2, 1, true)); }},
+  });
+  // Special values, integer inputs and indices.
+  const ember::Tensor special = ember::tensor({0.0, 1.0, -1.0, 2.0, kInf, -kInf, kNan});
+  for (auto [name, ours, theirs] :
+       std::vector<std::tuple<std::string, std::function<ember::Tensor(const ember::Tensor&)>,
+                              std::function<torch::Tensor(const torch::Tensor&)>>>{
+           {"asin", [](const ember::Tensor& x) { return ember::asin(x); },
+            [](const torch::Tensor& x) { return torch::asin(x); }},
+           {"acosh", [](const ember::Tensor& x) { return ember::acosh(x); },
+            [](const torch::Tensor& x) { return torch::acosh(x); }},
+           {"sinh", [](const ember::Tensor& x) { return ember::sinh(x); },
+            [](const torch::Tensor& x) { return torch::sinh(x); }},
+           {"cosh", [](const ember::Tensor& x) { return ember::cosh(x); },
+            [](const torch::Tensor& x) { return torch::cosh(x); }},
+           {"log2", [](const ember::Tensor& x) { return ember::log2(x); },
+            [](const torch::Tensor& x) { return torch::log2(x); }},
+           {"sinc", [](const ember::Tensor& x) { return ember::sinc(x); },
+            [](const torch::Tensor& x) { return torch::sinc(x); }},
+           {"logaddexp", [](const ember::Tensor& x) { return ember::logaddexp(x, x); },
+            [](const torch::Tensor& x) { return torch::logaddexp(x, x); }},
+           {"xlogy", [](const ember::Tensor& x) { return ember::xlogy(x, x); },
+            [](const torch::Tensor& x) { return torch::xlogy(x, x); }},
+           {"fmax", [](const ember::Tensor& x) { return ember::fmax(x, x.flip({0})); },
+            [](const torch::Tensor& x) { return torch::fmax(x, x.flip({0})); }},
+       }) {
+    for (ember::ScalarType dt : {ember::kDouble, ember::kFloat}) {
+      const ember::Tensor x = special.to(dt);
+      const torch::Tensor e = as_torch(ours(x)), t = theirs(as_torch(x));
+      INFO(name << " of " << e << " vs " << t);
+      CHECK(torch::allclose(e, t, 1e-6, 1e-12, true));
+    }
+  }
+  CHECK(ember::log2(ember::tensor({8.0f, 1024.0f})).equal(ember::tensor({3.0f, 10.0f})));
+  CHECK(ember::log10(ember::tensor({1000.0f})).equal(ember::tensor({3.0f})));
+  const ember::Tensor ints = ember::tensor({1, 2, 3, 4});
+  for (const auto& [got, want] : std::vector<std::pair<ember::Tensor, torch::Tensor>>{
+           {ember::asin(ints / 8), torch::asin(torch::tensor({1, 2, 3, 4}) / 8)},
+           {ember::log2(ints), torch::log2(torch::tensor({1, 2, 3, 4}))},
+           {ember::exp2(ints), torch::exp2(torch::tensor({1, 2, 3, 4}))},
+           {ember::sinc(ints), torch::sinc(torch::tensor({1, 2, 3, 4}))},
+           {ember::deg2rad(ints), torch::deg2rad(torch::tensor({1, 2, 3, 4}))},
+           {ember::cumprod(ints, 0), torch::cumprod(torch::tensor({1, 2, 3, 4}), 0)},
+           {ember::count_nonzero(ember::tensor({{0, 1}, {2, 0}}), 0),
+            torch::count_nonzero(torch::tensor({{0, 1}, {2, 0}}), c10::optional<int64_t>(0))},
+           {ember::count_nonzero(ember::tensor({{0, 1}, {2, 3}})),
+            torch::count_nonzero(torch::tensor({{0, 1}, {2, 3}}))},
+           {ember::nansum(ember::tensor({1.0, kNan, 2.0})), torch::nansum(torch::tensor({1.0, kNan, 2.0}))},
+           {ember::nanmean(ember::tensor({1.0, kNan, 2.0})), torch::nanmean(torch::tensor({1.0, kNan, 2.0}))},
+           {ember::float_power(ints, 2), torch::float_power(torch::tensor({1, 2, 3, 4}), 2)},
+           {std::get<1>(ember::median(ember::tensor({{3.0, kNan, 1.0}, {2.0, 5.0, 4.0}}), 1)),
+            std::get<1>(torch::median(torch::tensor({{3.0, kNan, 1.0}, {2.0, 5.0, 4.0}}), 1))},
+           {std::get<0>(ember::median(ember::tensor({{3.0, kNan, 1.0}, {2.0, 5.0, 4.0}}), 1)),
+            std::get<0>(torch::median(torch::tensor({{3.0, kNan, 1.0}, {2.0, 5.0, 4.0}}), 1))},
+           {std::get<1>(ember::kthvalue(ember::tensor({5, 1, 4, 2}), 3)),
+            std::get<1>(torch::kthvalue(torch::tensor({5, 1, 4, 2}), 3))},
+           {ember::median(ember::tensor({5, 1, 4, 2})), torch::median(torch::tensor({5, 1, 4, 2}))},
+       }) {
+    INFO(got << " vs " << want);
+    REQUIRE(got.sizes().vec() == want.sizes().vec());
+    CHECK(crosscheck::to_torch(got.dtype()) == want.scalar_type());
+    CHECK(torch::allclose(as_torch(got).to(torch::kDouble), want.to(torch::kDouble), 1e-6, 1e-12, true));
+  }
+  // libtorch 1.13 has no aminmax gradient: values only.
+  const ember::Tensor mm_in = ember::randn({4, 6});
+  auto [lo, hi] = mm_in.aminmax(1, true);
+  auto [tlo, thi] = as_torch(mm_in).aminmax(1, true);
+  check_close(lo, tlo, 0, "aminmax min");
+  check_close(hi, thi, 0, "aminmax max");
+  auto [all_lo, all_hi] = ember::aminmax(mm_in);
+  check_close(all_lo, std::get<0>(torch::aminmax(as_torch(mm_in))), 0, "aminmax of all");
+  check_close(all_hi, std::get<1>(torch::aminmax(as_torch(mm_in))), 0, "aminmax of all");
+  same_error([] { ember::frac(ember::tensor({1, 2})); }, [] { torch::frac(torch::tensor({1, 2})); });
+  same_error([] { ember::nanmean(ember::tensor({1, 2})); }, [] { torch::nanmean(torch::tensor({1, 2})); });
+  same_error([] { ember::kthvalue(ember::ones({3}), 4); }, [] { torch::kthvalue(torch::ones({3}), 4); });
+}
+
+TEST_CASE("composed crosscheck: products, einsum, values and gradients") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  ember::manual_seed(seed);
+  run({
+      {"addmv",
+       {{3}, {3, 4}, {4}},
+       [](const EInputs& x) { return ember::addmv(x[0], x[1], x[2], 0.5, 2); },
+       [](const TInputs& x) { return torch::addmv(x[0], x[1], x[2], 0.5, 2); }},
+      {"addr",
+       {{3, 4}, {3}, {4}},
+       [](const EInputs& x) { return x[0].addr(x[1], x[2], 2, -1); },
+       [](const TInputs& x) { return x[0].addr(x[1], x[2], 2, -1); }},
+      {"baddbmm",
+       {{2, 3, 5}, {2, 3, 4}, {2, 4, 5}},
+       [](const EInputs& x) { return ember::baddbmm(x[0], x[1], x[2], 1, 0.5); },
+       [](const TInputs& x) { return torch::baddbmm(x[0], x[1], x[2], 1, 0.5); }},
+      {"baddbmm broadcast self",
+       {{5}, {2, 3, 4}, {2, 4, 5}},
+       [](const EInputs& x) { return x[0].baddbmm(x[1], x[2], 3); },
+       [](const TInputs& x) { return x[0].baddbmm(x[1], x[2], 3); }},
+      {"addbmm",
+       {{3, 5}, {2, 3, 4}, {2, 4, 5}},
+       [](const EInputs& x) { return ember::addbmm(x[0], x[1], x[2], 0.25, 1); },
+       [](const TInputs& x) { return torch::addbmm(x[0], x[1], x[2], 0.25, 1); }},
+      {"trace",
+       {{4, 3}},
+       [](const EInputs& x) { return x[0].trace(); },
+       [](const TInputs& x) { return x[0].trace(); }},
+      {"kron",
+       {{2, 3}, {4, 1, 2}},
+       [](const EInputs& x) { return ember::kron(x[0], x[1]); },
+       [](const TInputs& x) { return torch::kron(x[0], x[1]); }},
+      {"tensordot",
+       {{2, 3, 4}, {4, 3, 5}},
+       [](const EInputs& x) {
+         return ember::tensordot(x[0], x[1], {1, 2}, {1, 0});
+       },
+       [](const TInputs& x) {
+         return torch::tensordot(x[0], x[1], {1, 2}, {1, 0});
+       }},
+      {"tensordot int",
+       {{2, 3, 4}, {3, 4, 5}},
+       [](const EInputs& x) { return ember::tensordot(x[0], x[1], 2); },
+       [](const TInputs& x) {
+         return torch::tensordot(x[0], x[1], {1, 2}, {0, 1});
+       }},
+      {"vdot inner",
+       {{4}, {4}},
+       [](const EInputs& x) { return ember::vdot(x[0], x[1]) + x[0].inner(x[1]); },
+       [](const TInputs& x) { return torch::vdot(x[0], x[1]) + x[0].inner(x[1]); }},
+      {"inner of matrices",
+       {{2, 4}, {3, 4}},
+       [](const EInputs& x) { return ember::inner(x[0], x[1]); },
+       [](const TInputs& x) { return torch::inner(x[0], x[1]); }},
+      {"chain_matmul",
+       {{2, 3}, {3, 4}, {4, 2}},
+       [](const EInputs& x) { return ember::chain_matmul(x); },
+       [](const TInputs& x) { return torch::chain_matmul(x); }},
+      {"cdist",
+       {{2, 4, 3}, {2, 5, 3}},
+       [](const EInputs& x) { return ember::cdist(x[0], x[1]); },
+       [](const TInputs& x) { return torch::cdist(x[0], x[1]); }},
+      {"cdist p=1",
+       {{4, 3}, {5, 3}},
+       [](const EInputs& x) { return ember::cdist(x[0], x[1], 1.0); },
+       [](const TInputs& x) { return torch::cdist(x[0], x[1], 1.0); }},
+  });
+  struct Einsum {
+    std::string equation;
+    std::vector<std::vector<int64_t>> shapes;
+  };
+  const std::vector<Einsum> einsums = {
+      {"ij,jk->ik", {{3, 4}, {4, 5}}},
+      {"ij,jk", {{3, 4}, {4, 5}}},
+      {"bij,bjk->bik", {{2, 3, 4}, {2, 4, 5}}},
+      {"bhqd,bhkd->bhqk", {{2, 3, 4, 5}, {2, 3, 6, 5}}},
+      {"ii->i", {{4, 4}}},
+      {"ii", {{4, 4}}},
+      {"iji->j", {{3, 2, 3}}},
+      {"ij->ji", {{3, 4}}},
+      {"ij->", {{3, 4}}},
+      {"i,j->ij", {{3}, {4}}},
+      {"i,i->", {{5}, {5}}},
+      {"...ij,...jk->...ik", {{2, 3, 4}, {4, 5}}},
+      {"b...,b->...", {{3, 2, 4}, {3}}},
+      {"ij,jk,kl->il", {{2, 3}, {3, 4}, {4, 5}}},
+      {"abc,cd,bd->ad", {{2, 3, 4}, {4, 5}, {3, 5}}},
+      {"ba,ca->bc", {{3, 4}, {5, 4}}},
+      {"Ab,bC->AC", {{2, 3}, {3, 4}}},
+      {"i,j,k->ijk", {{2}, {3}, {4}}},
+      {"ij,ij->i", {{3, 4}, {1, 4}}},
+      {"...", {{2, 3}}},
+  };
+  for (const Einsum& e : einsums) {
+    for (ember::ScalarType dt : {ember::kDouble, ember::kFloat}) {
+      EInputs leaves;
+      for (const auto& s : e.shapes) leaves.push_back(ember::randn(s, dt).requires_grad_());
+      same_forward_backward(
+          "einsum " + e.equation, leaves, [&](const EInputs& x) { return ember::einsum(e.equation, x); },
+          [&](const TInputs& x) { return torch::einsum(e.equation, x); },
+          dt == ember::kDouble ? 1e-10 : 2e-5);
+    }
+  }
+  same_error(
+      [] {
+        ember::einsum("ij,jk->ik", {ember::ones({2, 3})});
+      },
+      [] {
+        torch::einsum("ij,jk->ik", {torch::ones({2, 3})});
+      });
+  same_error(
+      [] {
+        ember::einsum("ij->ik", {ember::ones({2, 3})});
+      },
+      [] {
+        torch::einsum("ij->ik", {torch::ones({2, 3})});
+      });
+  same_error(
+      [] {
+        ember::einsum("ijk->i", {ember::ones({2, 3})});
+      },
+      [] {
+        torch::einsum("ijk->i", {torch::ones({2, 3})});
+      });
+  same_error(
+      [] {
+        ember::einsum("ij->ii", {ember::ones({2, 3})});
+      },
+      [] {
+        torch::einsum("ij->ii", {torch::ones({2, 3})});
+      });
+  same_error(
+      [] {
+        ember::einsum("i1->i", {ember::ones({2, 3})});
+      },
+      [] {
+        torch::einsum("i1->i", {torch::ones({2, 3})});
+      });
+  same_error(
+      [] {
+        ember::einsum("ii->i", {ember::ones({2, 3})});
+      },
+      [] {
+        torch::einsum("ii->i", {torch::ones({2, 3})});
+      });
+  same_error(
+      [] {
+        ember::einsum("i,i->i", {ember::ones({2}), ember::ones({2}), ember::ones({2})});
+      },
+      [] {
+        torch::einsum("i,i->i", {torch::ones({2}), torch::ones({2}), torch::ones({2})});
+      });
+  same_error(
+      [] {
+        ember::addr(ember::ones({2, 2}), ember::ones({2, 2}), ember::ones({2}));
+      },
+      [] {
+        torch::addr(torch::ones({2, 2}), torch::ones({2, 2}), torch::ones({2}));
+      });
+  same_error([] { ember::trace(ember::ones({2})); }, [] { torch::trace(torch::ones({2})); });
+  same_error(
+      [] {
+        ember::tensordot(ember::ones({2, 3}), ember::ones({2, 3}), {0}, {1});
+      },
+      [] {
+        torch::tensordot(torch::ones({2, 3}), torch::ones({2, 3}), {0}, {1});
+      });
+  same_error(
+      [] {
+        ember::cdist(ember::ones({2, 3}), ember::ones({2, 4}));
+      },
+      [] {
+        torch::cdist(torch::ones({2, 3}), torch::ones({2, 4}));
+      });
+  same_error(
+      [] {
+        ember::vdot(ember::ones({2, 2}), ember::ones({2}));
+      },
+      [] {
+        torch::vdot(torch::ones({2, 2}), torch::ones({2}));
+      });
+}
