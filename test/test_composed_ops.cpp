@@ -1,0 +1,234 @@
+// The composed ops of ember/shape_ops.h, math_ops.h and linalg_ops.h with known values,
+// float64 gradcheck and second derivatives (torch_crosscheck_composed.cpp compares them
+// with libtorch where it is installed; these run everywhere).
+#include <ember/ember.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "test_util.h"
+
+using namespace ember;
+using autograd::variable_list;
+using ember_test::dvalues;
+
+namespace {
+
+using Fn = std::function<Tensor(const variable_list&)>;
+
+Tensor input(IntArrayRef sizes, double lo = -1, double hi = 1) {
+  return (rand(sizes, kDouble) * (hi - lo) + lo).requires_grad_();
+}
+
+bool check(const Fn& f, const variable_list& inputs) {
+  return autograd::gradcheck([&](const variable_list& v) -> variable_list { return {f(v)}; }, inputs);
+}
+
+// The first derivative, weighted by a fixed cotangent, is itself differentiable.
+bool check_second(const Fn& f, const variable_list& inputs) {
+  const Tensor weights = rand(f(inputs).sizes(), kDouble);
+  return autograd::gradcheck(
+      [&](const variable_list& v) -> variable_list {
+        return autograd::grad({(f(v) * weights).sum()}, v, {}, true, true, true);
+      },
+      inputs, 1e-6, 1e-4, 1e-3);
+}
+
+}  // namespace
+
+TEST_CASE("composed ops: triangles, diagonals, flips and rolls have the expected values") {
+  const Tensor m = arange(12, kDouble).reshape({3, 4});
+  CHECK(dvalues(tril(m)) == std::vector<double>{0, 0, 0, 0, 4, 5, 0, 0, 8, 9, 10, 0});
+  CHECK(dvalues(m.triu(1)) == std::vector<double>{0, 1, 2, 3, 0, 0, 6, 7, 0, 0, 0, 11});
+  CHECK(dvalues(m.tril(-1)) == std::vector<double>{0, 0, 0, 0, 4, 0, 0, 0, 8, 9, 0, 0});
+  CHECK(tril(m > 4).dtype() == kBool);
+  CHECK(dvalues(tril_indices(3, 3)) == std::vector<double>{0, 1, 1, 2, 2, 2, 0, 0, 1, 0, 1, 2});
+  CHECK(dvalues(triu_indices(2, 3, 1)) == std::vector<double>{0, 0, 1, 1, 2, 2});
+
+  // diagonal is a view: a write through it reaches the base.
+  Tensor base = zeros({3, 3});
+  Tensor d = base.diagonal();
+  CHECK(d.is_view());
+  d.fill_(7);
+  CHECK(dvalues(base) == std::vector<double>{7, 0, 0, 0, 7, 0, 0, 0, 7});
+  CHECK(dvalues(m.diagonal(1)) == std::vector<double>{1, 6, 11});
+  CHECK(dvalues(m.diagonal(-1)) == std::vector<double>{4, 9});
+  CHECK(m.diagonal(5).numel() == 0);
+  CHECK(dvalues(diag(tensor({1.0, 2.0}), -1)) == std::vector<double>{0, 0, 0, 1, 0, 0, 0, 2, 0});
+  CHECK(dvalues(diag(m)) == std::vector<double>{0, 5, 10});
+  CHECK(diag_embed(ones({2, 3})).sizes() == std::vector<int64_t>{2, 3, 3});
+  CHECK(trace(m).item<double>() == 15);
+
+  CHECK(dvalues(m.flip({1}).select(0, 0)) == std::vector<double>{3, 2, 1, 0});
+  CHECK(dvalues(flip(m, {0, 1}).select(0, 0)) == std::vector<double>{11, 10, 9, 8});
+  CHECK(dvalues(roll(arange(5), {2})) == std::vector<double>{3, 4, 0, 1, 2});
+  CHECK(dvalues(roll(arange(5), {-7})) == std::vector<double>{2, 3, 4, 0, 1});
+  CHECK(dvalues(rot90(arange(4).reshape({2, 2}))) == std::vector<double>{1, 3, 0, 2});
+  CHECK(dvalues(rot90(arange(4).reshape({2, 2}), -1)) == std::vector<double>{2, 0, 3, 1});
+  CHECK(movedim(zeros({2, 3, 4}), 0, -1).sizes() == std::vector<int64_t>{3, 4, 2});
+  CHECK(m.unflatten(1, {2, -1}).sizes() == std::vector<int64_t>{3, 2, 2});
+  CHECK(dvalues(repeat_interleave(tensor({1, 2}), 2)) == std::vector<double>{1, 1, 2, 2});
+  CHECK(dvalues(repeat_interleave(tensor({2, 0, 1}))) == std::vector<double>{0, 0, 2});
+  CHECK(tile(ones({2}), {3, 2}).sizes() == std::vector<int64_t>{3, 4});
+  CHECK(dvalues(diff(tensor({1.0, 4.0, 9.0, 16.0}), 2)) == std::vector<double>{2, 2});
+  CHECK(dvalues(hstack({tensor({1.0}), tensor({2.0, 3.0})})) == std::vector<double>{1, 2, 3});
+  CHECK(vstack({tensor({1.0, 2.0}), tensor({3.0, 4.0})}).sizes() == std::vector<int64_t>{2, 2});
+  const auto grid = meshgrid({tensor({1.0, 2.0}), tensor({3.0, 4.0, 5.0})}, "xy");
+  CHECK(grid[0].sizes() == std::vector<int64_t>{3, 2});
+  CHECK(dvalues(grid[0].select(0, 0)) == std::vector<double>{1, 2});
+
+  CHECK_THROWS_AS(tril(ones({3})), InvalidArgument);
+  CHECK_THROWS_WITH(flip(m, {1, -1}), "dim 1 appears multiple times in the list of dims");
+  CHECK_THROWS_WITH(roll(m, {1, 2}, {0}), "shifts and dimensions must align. shifts: 2, dims:1");
+  CHECK_THROWS_WITH(unflatten(m, 1, {3, 3}), Catch::Contains("don't multiply up to the size of dim 1 (4)"));
+  CHECK_THROWS_WITH(meshgrid({ones({2, 2})}), Catch::Contains("Expected 0D or 1D tensor"));
+  CHECK_THROWS_AS(repeat_interleave(tensor({-1})), InvalidArgument);
+}
+
+TEST_CASE("composed ops: pointwise functions and reductions have the expected values") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor x = tensor({-0.9, -0.3, 0.0, 0.4, 0.8});
+  const std::vector<double> xv = dvalues(x);
+  const std::vector<std::pair<Tensor (*)(const Tensor&), double (*)(double)>> unary = {
+      {asin, std::asin}, {acos, std::acos},   {atan, std::atan},   {sinh, std::sinh},
+      {cosh, std::cosh}, {asinh, std::asinh}, {atanh, std::atanh},
+  };
+  for (const auto& [ours, want] : unary) {
+    const std::vector<double> got = dvalues(ours(x));
+    for (size_t i = 0; i < xv.size(); ++i) CHECK(got[i] == Approx(want(xv[i])).margin(1e-15));
+  }
+  const std::vector<double> ac = dvalues(acosh(tensor({1.0, 2.0, 1e10}, kDouble)));
+  CHECK(ac[0] == 0);
+  CHECK(ac[1] == Approx(std::acosh(2.0)).epsilon(1e-15));
+  CHECK(ac[2] == Approx(std::acosh(1e10)).epsilon(1e-15));
+  CHECK(dvalues(log2(tensor({8.0f, 0.5f}))) == std::vector<double>{3, -1});
+  CHECK(dvalues(log10(tensor({1000.0}))) == std::vector<double>{3});
+  CHECK(dvalues(exp2(tensor({3, -1}))) == std::vector<double>{8, 0.5});
+  CHECK(exp2(tensor({3})).dtype() == kFloat);
+  CHECK(dvalues(sinh(tensor({100.0f}))) == std::vector<double>{double(std::sinh(100.0f))});
+  CHECK(dvalues(logaddexp(tensor({inf, -inf, 0.0}), tensor({inf, -inf, 0.0})))[0] == inf);
+  CHECK(dvalues(logaddexp(tensor({-inf}), tensor({-inf})))[0] == -inf);
+  CHECK(dvalues(logaddexp(tensor({0.0}), tensor({0.0})))[0] == Approx(std::log(2.0)));
+  CHECK(dvalues(xlogy(tensor({0.0, 2.0}, kDouble), tensor({0.0, std::exp(1.0)}, kDouble))) ==
+        std::vector<double>{0, 2});
+  CHECK(std::isnan(dvalues(xlogy(tensor({0.0}), tensor({std::nan("")})))[0]));
+  CHECK(dvalues(sinc(tensor({0.0, 0.5})))[0] == 1);
+  CHECK(dvalues(sinc(tensor({0.5})))[0] == Approx(2 / M_PI));
+  CHECK(dvalues(frac(tensor({-1.25, 2.5}))) == std::vector<double>{-0.25, 0.5});
+  CHECK(dvalues(fmax(tensor({1.0, std::nan(""), 3.0}), tensor({std::nan(""), 2.0, 4.0}))) ==
+        std::vector<double>{1, 2, 4});
+  CHECK(dvalues(nansum(tensor({1.0, std::nan(""), 2.0}))) == std::vector<double>{3});
+  CHECK(dvalues(nanmean(tensor({{1.0, std::nan("")}, {2.0, 4.0}}), {1})) == std::vector<double>{1, 3});
+  CHECK(dvalues(count_nonzero(tensor({{0, 1}, {2, 3}}), 1)) == std::vector<double>{1, 2});
+  CHECK(dvalues(cumprod(tensor({1.0, 2.0, 0.0, 3.0, 4.0}), 0)) == std::vector<double>{1, 2, 0, 0, 0});
+  CHECK(cumprod(tensor({1, 2, 3}), 0).dtype() == kLong);
+  auto [med, at] = median(tensor({{5.0, 1.0, 3.0, 2.0}, {4.0, std::nan(""), 0.0, 1.0}}), 1);
+  CHECK(dvalues(med)[0] == 2);
+  CHECK(std::isnan(dvalues(med)[1]));
+  CHECK(dvalues(at) == std::vector<double>{3, 1});
+  CHECK(dvalues(median(tensor({4, 1, 3, 2}))) == std::vector<double>{2});
+  auto [third, where_third] = kthvalue(tensor({5.0, 1.0, 4.0, 2.0}), 3);
+  CHECK(third.item<double>() == 4);
+  CHECK(where_third.item<int64_t>() == 2);
+  auto [lo, hi] = aminmax(tensor({{3.0, -1.0}, {2.0, 8.0}}));
+  CHECK(lo.item<double>() == -1);
+  CHECK(hi.item<double>() == 8);
+  CHECK_THROWS_AS(frac(tensor({1, 2})), NotImplemented);
+  CHECK_THROWS_WITH(kthvalue(ones({3}), 4), "kthvalue(): selected number k out of range for dimension 0");
+  CHECK_THROWS_WITH(median(zeros({0})), "median() input tensor cannot be empty");
+}
+
+TEST_CASE("composed ops: products and einsum match their matmul forms") {
+  manual_seed(5);
+  const Tensor a = randn({2, 3, 4}, kDouble), b = randn({2, 4, 5}, kDouble), m = randn({4, 5}, kDouble);
+  CHECK(allclose(einsum("bij,bjk->bik", {a, b}), bmm(a, b)));
+  CHECK(allclose(einsum("...ij,jk", {a, m}), matmul(a, m)));
+  CHECK(allclose(einsum("bij->", {a}), a.sum()));
+  CHECK(allclose(einsum("ii->i", {m.narrow(1, 0, 4)}), m.narrow(1, 0, 4).diagonal()));
+  CHECK(allclose(einsum("ij,kj->ik", {a[0], a[1]}), mm(a[0], a[1].t())));
+  CHECK(allclose(einsum("i,j->ij", {a[0][0], m[0]}), outer(a[0][0], m[0])));
+  CHECK(einsum("bij,bjk->bki", {a, b}).sizes() == std::vector<int64_t>{2, 5, 3});
+  CHECK(allclose(baddbmm(ones({2, 3, 5}, kDouble), a, b, 0.5, 2), bmm(a, b) * 2 + 0.5));
+  CHECK(allclose(addbmm(zeros({3, 5}, kDouble), a, b), bmm(a, b).sum({0})));
+  CHECK(allclose(addmv(ones({4}, kDouble), m, ones({5}, kDouble)), m.sum({1}) + 1));
+  CHECK(allclose(addr(zeros({4, 5}, kDouble), m.select(1, 0), m.select(0, 0)),
+                 outer(m.select(1, 0), m.select(0, 0))));
+  // beta 0 ignores self, NaN included.
+  CHECK(!isnan(baddbmm(full({2, 3, 5}, std::nan(""), kDouble), a, b, 0)).any().item<bool>());
+  CHECK(dvalues(kron(tensor({1.0, 2.0}), tensor({1.0, 10.0}))) == std::vector<double>{1, 10, 2, 20});
+  CHECK(tensordot(a, b, {2}, {1}).sizes() == std::vector<int64_t>{2, 3, 2, 5});
+  CHECK(allclose(tensordot(a, m, 1), matmul(a, m)));
+  CHECK(allclose(inner(a, a), tensordot(a, a, {-1}, {-1})));
+  CHECK(allclose(chain_matmul({m.t(), m, m.t()}), mm(mm(m.t(), m), m.t())));
+  const Tensor p = tensor({{0.0, 0.0}, {3.0, 4.0}});
+  CHECK(dvalues(cdist(p, p)) == std::vector<double>{0, 5, 5, 0});
+  CHECK(dvalues(cdist(p, p, 1)) == std::vector<double>{0, 7, 7, 0});
+  CHECK_THROWS_WITH(einsum("ij,jk", {a[0]}),
+                    "einsum(): fewer operands were provided than specified in the equation");
+  CHECK_THROWS_WITH(einsum("ij->j", {a[0], a[1]}),
+                    "einsum(): more operands were provided than specified in the equation");
+  CHECK_THROWS_WITH(einsum("ij->q", {a[0]}), Catch::Contains("output subscript q does not appear"));
+  CHECK_THROWS_WITH(einsum("i$->i", {a[0]}), Catch::Contains("invalid subscript given at index 1"));
+  CHECK_THROWS_WITH(einsum("ij,ij->ij", {a[0], m}), Catch::Contains("do not broadcast"));
+  CHECK_THROWS_AS(baddbmm(ones({1}), ones({2, 3}), ones({3, 2})), InvalidArgument);
+  CHECK_THROWS_AS(cdist(ones({2, 3}), ones({2, 4})), InvalidArgument);
+}
+
+TEST_CASE("composed ops: gradients pass gradcheck, second derivatives where differentiable") {
+  manual_seed(ember_test::fresh_seed());
+  const std::vector<std::pair<const char*, Fn>> one_input = {
+      {"tril", [](const variable_list& v) { return tril(v[0], 1); }},
+      {"diagonal", [](const variable_list& v) { return v[0].diagonal(-1); }},
+      {"diag_embed", [](const variable_list& v) { return diag_embed(v[0].narrow(0, 0, 2), 1); }},
+      {"flip roll rot90",
+       [](const variable_list& v) {
+         return flip(v[0], {0}) + roll(v[0], {1, 2}, {0, 1}) * 2 + rot90(v[0], 2);
+       }},
+      {"cumprod", [](const variable_list& v) { return cumprod(v[0], 1); }},
+      {"median", [](const variable_list& v) { return std::get<0>(median(v[0], 0)); }},
+      {"asin acos atan",
+       [](const variable_list& v) { return asin(v[0] * 0.9) + acos(v[0] * 0.9) * 2 + atan(v[0] * 3); }},
+      {"sinh cosh asinh atanh",
+       [](const variable_list& v) {
+         return sinh(v[0]) + cosh(v[0] * 2) + asinh(v[0] * 5) + atanh(v[0] * 0.9);
+       }},
+      {"log2 log10 exp2 logit",
+       [](const variable_list& v) {
+         return log2(v[0] + 2) + log10(v[0] + 2) + exp2(v[0]) + logit(v[0] * 0.4 + 0.5);
+       }},
+      {"sinc", [](const variable_list& v) { return sinc(v[0] * 2); }},
+      {"trace", [](const variable_list& v) { return trace(v[0]); }},
+      {"einsum diagonal", [](const variable_list& v) { return einsum("ii->i", {v[0].narrow(1, 0, 3)}); }},
+  };
+  for (const auto& [name, f] : one_input) {
+    INFO(name);
+    const variable_list in = {input({3, 4})};
+    CHECK(check(f, in));
+    if (std::string(name) != "median") CHECK(check_second(f, in));
+  }
+  const std::vector<std::pair<const char*, Fn>> two_inputs = {
+      {"einsum",
+       [](const variable_list& v) {
+         return einsum("ij,kj->ik", {v[0], v[1]});
+       }},
+      {"einsum three-way",
+       [](const variable_list& v) {
+         return einsum("ij,kj,k->i", {v[0], v[1], v[1].sum({1})});
+       }},
+      {"tensordot", [](const variable_list& v) { return tensordot(v[0], v[1], {1}, {1}); }},
+      {"kron", [](const variable_list& v) { return kron(v[0], v[1]); }},
+      {"logaddexp",
+       [](const variable_list& v) { return logaddexp(v[0], v[1][0]) + logaddexp2(v[0], v[1][1]); }},
+      {"xlogy hypot", [](const variable_list& v) { return xlogy(v[0], v[1][0] + 2) + hypot(v[0], v[1][1]); }},
+      {"cdist", [](const variable_list& v) { return cdist(v[0], v[1]); }},
+  };
+  for (const auto& [name, f] : two_inputs) {
+    INFO(name);
+    const variable_list in = {input({3, 4}), input({2, 4})};
+    CHECK(check(f, in));
+    CHECK(check_second(f, in));
+  }
+}
