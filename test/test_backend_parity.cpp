@@ -178,6 +178,12 @@ std::vector<OpEntry> make_table() {
   set(Op::Round, unary([](const Tensor& x) { return round(x); }, -20, 20));
   set(Op::Trunc, unary([](const Tensor& x) { return trunc(x); }, -20, 20));
   set(Op::Reciprocal, unary([](const Tensor& x) { return reciprocal(x); }, 0.5, 3));
+  set(Op::Erf, unary([](const Tensor& x) { return erf(x); }, -3, 3));
+  set(Op::Erfc, unary([](const Tensor& x) { return erfc(x); }, -3, 3));
+  set(Op::Erfinv, unary([](const Tensor& x) { return erfinv(x); }, -0.99, 0.99));
+  set(Op::Lgamma, unary([](const Tensor& x) { return lgamma(x); }, -4.5, 8));
+  set(Op::Digamma, unary([](const Tensor& x) { return digamma(x); }, -4.5, 8));
+  set(Op::Trigamma, unary([](const Tensor& x) { return polygamma(1, x); }, -4.5, 8));
   set(Op::IsNan, unary([](const Tensor& x) { return isnan(x); }));
   set(Op::IsInf, unary([](const Tensor& x) { return isinf(x); }));
   set(Op::LogicalNot, unary([](const Tensor& x) { return logical_not(x); }));

@@ -278,6 +278,16 @@ TEST_CASE("cuda: unary ops match the CPU") {
   compare_unary("tanh", Op::Tanh, [](const Tensor& x) { return tanh(x); });
   compare_unary("sigmoid", Op::Sigmoid, [](const Tensor& x) { return sigmoid(x); });
   compare_unary("gelu", Op::Gelu, [](const Tensor& x) { return gelu(x); });
+  compare_unary("erf", Op::Erf, [](const Tensor& x) { return erf(x); });
+  compare_unary("erfc", Op::Erfc, [](const Tensor& x) { return erfc(x); });
+  compare_unary(
+      "erfinv", Op::Erfinv, [](const Tensor& x) { return erfinv(x); }, -0.99, 0.99);
+  compare_unary(
+      "lgamma", Op::Lgamma, [](const Tensor& x) { return lgamma(x); }, 0.1, 8);
+  compare_unary(
+      "digamma", Op::Digamma, [](const Tensor& x) { return digamma(x); }, 0.1, 8);
+  compare_unary(
+      "polygamma 1", Op::Trigamma, [](const Tensor& x) { return polygamma(1, x); }, 0.1, 8);
   compare_unary("reciprocal", Op::Reciprocal, [](const Tensor& x) { return reciprocal(x); }, 0.5, 3);
   compare_unary("neg", Op::Neg, [](const Tensor& x) { return neg(x); });
   compare_unary("abs", Op::Abs, [](const Tensor& x) { return abs(x); });

@@ -353,6 +353,11 @@ TEST_CASE("composed crosscheck: pointwise functions and reductions, values and g
       unary("deg2rad", ember::deg2rad, torch::deg2rad, -400, 400),
       unary("rad2deg", ember::rad2deg, torch::rad2deg, -7, 7),
       unary("frac", ember::frac, torch::frac, -9, 9),
+      unary("erf", ember::erf, torch::erf, -3, 3),
+      unary("erfc", ember::erfc, torch::erfc, -3, 3),
+      unary("erfinv", ember::erfinv, torch::erfinv, -0.99, 0.99),
+      unary("lgamma", ember::lgamma, torch::lgamma, -4.5, 9),
+      unary("digamma", ember::digamma, torch::digamma, 0.05, 9),
       {"logit",
        {{4, 5}},
        [](const EInputs& x) { return ember::logit(x[0]); },
@@ -433,6 +438,14 @@ TEST_CASE("composed crosscheck: pointwise functions and reductions, values and g
             [](const torch::Tensor& x) { return torch::log2(x); }},
            {"sinc", [](const ember::Tensor& x) { return ember::sinc(x); },
             [](const torch::Tensor& x) { return torch::sinc(x); }},
+           {"erfinv", [](const ember::Tensor& x) { return ember::erfinv(x); },
+            [](const torch::Tensor& x) { return torch::erfinv(x); }},
+           {"lgamma", [](const ember::Tensor& x) { return ember::lgamma(x - 0.5) + ember::lgamma(x); },
+            [](const torch::Tensor& x) { return torch::lgamma(x - 0.5) + torch::lgamma(x); }},
+           {"digamma", [](const ember::Tensor& x) { return ember::digamma(x) + ember::digamma(x - 2.5); },
+            [](const torch::Tensor& x) { return torch::digamma(x) + torch::digamma(x - 2.5); }},
+           {"polygamma 1", [](const ember::Tensor& x) { return ember::polygamma(1, x * 3.7 + 0.2); },
+            [](const torch::Tensor& x) { return torch::polygamma(1, x * 3.7 + 0.2); }},
            {"logaddexp", [](const ember::Tensor& x) { return ember::logaddexp(x, x); },
             [](const torch::Tensor& x) { return torch::logaddexp(x, x); }},
            {"xlogy", [](const ember::Tensor& x) { return ember::xlogy(x, x); },
@@ -486,6 +499,11 @@ TEST_CASE("composed crosscheck: pointwise functions and reductions, values and g
   auto [all_lo, all_hi] = ember::aminmax(mm_in);
   check_close(all_lo, std::get<0>(torch::aminmax(as_torch(mm_in))), 0, "aminmax of all");
   check_close(all_hi, std::get<1>(torch::aminmax(as_torch(mm_in))), 0, "aminmax of all");
+  // polygamma(1, x): values over both signs (its own derivative needs polygamma(2, x)).
+  const ember::Tensor pg = ember::linspace(-4.7, 9.3, 57, ember::kDouble);
+  check_close(ember::polygamma(1, pg), torch::polygamma(1, as_torch(pg)), 1e-12, "polygamma(1, x)");
+  check_close(pg.polygamma(0), as_torch(pg).polygamma(0), 1e-12, "polygamma(0, x)");
+  check_close(ember::digamma(-pg), torch::digamma(-as_torch(pg)), 1e-12, "digamma of negatives");
   same_error([] { ember::frac(ember::tensor({1, 2})); }, [] { torch::frac(torch::tensor({1, 2})); });
   same_error([] { ember::nanmean(ember::tensor({1, 2})); }, [] { torch::nanmean(torch::tensor({1, 2})); });
   same_error([] { ember::kthvalue(ember::ones({3}), 4); }, [] { torch::kthvalue(torch::ones({3}), 4); });
@@ -673,4 +691,127 @@ TEST_CASE("composed crosscheck: products, einsum, values and gradients") {
       [] {
         torch::vdot(torch::ones({2, 2}), torch::ones({2}));
       });
+}
+
+TEST_CASE("composed crosscheck: edge cases (empty dims, 0-d tensors, zeros, ties, extremes, dtypes)") {
+  using ember::kDouble;
+  // einsum over dims of size 0.
+  for (const auto& [eq, shapes] :
+       std::vector<std::pair<std::string, std::vector<std::vector<int64_t>>>>{{"ij,jk->ik", {{2, 0}, {0, 3}}},
+                                                                              {"ij,jk->ik", {{0, 2}, {2, 3}}},
+                                                                              {"ij->i", {{2, 0}}},
+                                                                              {"i->", {{0}}}}) {
+    EInputs ours;
+    TInputs theirs;
+    for (const auto& s : shapes) {
+      ours.push_back(ember::ones(s, kDouble));
+      theirs.push_back(torch::ones(s, torch::kDouble));
+    }
+    check_close(ember::einsum(eq, ours), torch::einsum(eq, theirs), 0, "einsum " + eq + " with an empty dim");
+  }
+  same_error(
+      [] {
+        ember::einsum("ij,jk->ik", {ember::ones({2, 0}), ember::ones({2, 3})});
+      },
+      [] {
+        torch::einsum("ij,jk->ik", {torch::ones({2, 0}), torch::ones({2, 3})});
+      });
+  // 0-d tensors.
+  const ember::Tensor s = ember::tensor(2.5, kDouble);
+  check_close(ember::movedim(s, 0, 0), torch::movedim(as_torch(s), 0, 0), 0, "movedim of a 0-d tensor");
+  check_close(ember::flip(s, {0}), torch::flip(as_torch(s), {0}), 0, "flip of a 0-d tensor");
+  // Gradients at exact zeros, at ties, and near 0.
+  same_forward_backward(
+      "asinh and xlogy at zeros",
+      {ember::tensor({0.0, -0.0, 1e-300, 0.0, 0.0}, kDouble).requires_grad_(),
+       ember::tensor({0.5, 2.0, 3.0, 0.0, -1.0}, kDouble).requires_grad_()},
+      [](const EInputs& x) { return ember::asinh(x[0]) + ember::xlogy(x[0], x[1].abs() + 0.5); },
+      [](const TInputs& x) { return torch::asinh(x[0]) + torch::xlogy(x[0], x[1].abs() + 0.5); }, 1e-12);
+  same_forward_backward(
+      "xlogy x gradient where x == 0", {ember::tensor({0.0, 0.0, 1.0}, kDouble).requires_grad_()},
+      [](const EInputs& x) {
+        return ember::xlogy(x[0], ember::tensor({0.5, 2.0, 3.0}, kDouble));
+      },
+      [](const TInputs& x) {
+        return torch::xlogy(x[0], torch::tensor({0.5, 2.0, 3.0}, torch::kDouble));
+      },
+      1e-12);
+  // sinc near 0: values against libtorch; gradients where libtorch's own formula does not
+  // cancel (test_composed_ops.cpp checks the small ones against the series).
+  for (ember::ScalarType dt : {ember::kFloat, kDouble}) {
+    const ember::Tensor small = ember::tensor({1e-3, -1e-4, 1e-6, 1e-20, 0.05, 0.2}, dt);
+    check_close(ember::sinc(small), torch::sinc(as_torch(small)), dt == kDouble ? 1e-15 : 1e-7,
+                "sinc near 0");
+    same_forward_backward(
+        "sinc around the series' edge", {ember::tensor({0.02, -0.035, 0.05, 0.2}, dt).requires_grad_()},
+        [](const EInputs& x) { return ember::sinc(x[0]); },
+        [](const TInputs& x) { return torch::sinc(x[0]); }, dt == kDouble ? 1e-10 : 2e-5);
+  }
+  same_forward_backward(
+      "median ties", {ember::tensor({2.0, 1.0, 2.0, 2.0, 1.0}, kDouble).requires_grad_()},
+      [](const EInputs& x) { return ember::median(x[0]); },
+      [](const TInputs& x) { return torch::median(x[0]); }, 1e-15);
+  same_forward_backward(
+      "fmax fmin ties",
+      {ember::tensor({1.0, 2.0, 3.0}, kDouble).requires_grad_(),
+       ember::tensor({1.0, 5.0, 3.0}, kDouble).requires_grad_()},
+      [](const EInputs& x) { return ember::fmax(x[0], x[1]) + ember::fmin(x[0], x[1]) * 3; },
+      [](const TInputs& x) { return torch::fmax(x[0], x[1]) + torch::fmin(x[0], x[1]) * 3; }, 1e-15);
+  const ember::Tensor big = ember::tensor({1e20f, 3e-30f, 0.0f, 1e20f, -4e-30f});
+  const ember::Tensor other =
+      ember::tensor({1e20f, 4e-30f, 0.0f, std::numeric_limits<float>::infinity(), 0.0f});
+  const torch::Tensor h = as_torch(ember::hypot(big, other)),
+                      th = torch::hypot(as_torch(big), as_torch(other));
+  INFO("hypot " << h << " vs " << th);
+  CHECK(torch::allclose(h, th, 1e-6, 0, true));
+  // Result dtypes of the add*mm family.
+  const ember::Tensor li = ember::tensor({1, 1}), lm = ember::tensor({{1, 2}, {3, 4}}),
+                      lv = ember::tensor({1, 1});
+  check_close(ember::addmv(li, lm, lv, 1, 0.5),
+              torch::addmv(as_torch(li), as_torch(lm), as_torch(lv), 1, 0.5), 0,
+              "addmv of int64 with a fractional alpha");
+  const ember::Tensor fm = ember::randn({2, 3}), fv = ember::randn({3});
+  check_close(ember::addmv(ember::ones({2}, kDouble), fm, fv),
+              torch::addmv(torch::ones({2}, torch::kDouble), as_torch(fm), as_torch(fv)), 1e-6,
+              "addmv of a float64 self and float32 operands");
+  // cdist through matmul (more than 25 rows) and its errors.
+  for (int64_t mode : {0, 1, 2}) {
+    same_forward_backward(
+        "cdist of 30 rows, compute_mode " + std::to_string(mode),
+        {ember::randn({30, 3}, kDouble).requires_grad_(), ember::randn({27, 3}, kDouble).requires_grad_()},
+        [mode](const EInputs& x) { return ember::cdist(x[0], x[1], 2.0, mode); },
+        [mode](const TInputs& x) { return torch::cdist(x[0], x[1], 2.0, mode); }, 1e-10);
+  }
+  same_error(
+      [] {
+        ember::cdist(ember::ones({2, 3}), ember::ones({2, 3}, kDouble));
+      },
+      [] {
+        torch::cdist(torch::ones({2, 3}), torch::ones({2, 3}, torch::kDouble));
+      });
+  same_error(
+      [] {
+        ember::trace(ember::ones({2, 2}, ember::kBool));
+      },
+      [] {
+        torch::trace(torch::ones({2, 2}, torch::kBool));
+      });
+  same_error(
+      [] {
+        ember::tensordot(ember::ones({2, 2}), ember::ones({2, 2}), {0, 0}, {0, 1});
+      },
+      [] {
+        torch::tensordot(torch::ones({2, 2}), torch::ones({2, 2}), {0, 0}, {0, 1});
+      });
+  same_error(
+      [] {
+        ember::rot90(ember::ones({2, 2}), 1, {1, -1});
+      },
+      [] {
+        torch::rot90(torch::ones({2, 2}), 1, {1, -1});
+      });
+  same_error([] { ember::hypot(ember::tensor({3}), ember::tensor({4})); },
+             [] { torch::hypot(torch::tensor({3}), torch::tensor({4})); });
+  same_error([] { ember::logaddexp(ember::tensor({3}), ember::tensor({4})); },
+             [] { torch::logaddexp(torch::tensor({3}), torch::tensor({4})); });
 }

@@ -197,6 +197,14 @@ EMBER_API Tensor ceil(const Tensor& x);
 EMBER_API Tensor round(const Tensor& x);
 EMBER_API Tensor trunc(const Tensor& x);
 EMBER_API Tensor reciprocal(const Tensor& x);
+/// The error function, its complement and its inverse; log|gamma(x)|; digamma (psi).
+EMBER_API Tensor erf(const Tensor& x);
+EMBER_API Tensor erfc(const Tensor& x);
+EMBER_API Tensor erfinv(const Tensor& x);
+EMBER_API Tensor lgamma(const Tensor& x);
+EMBER_API Tensor digamma(const Tensor& x);
+/// The n-th derivative of digamma, for n = 0 and 1 (NotImplemented beyond).
+EMBER_API Tensor polygamma(int64_t n, const Tensor& x);
 EMBER_API Tensor isnan(const Tensor& x);
 EMBER_API Tensor isinf(const Tensor& x);
 /// Neither infinite nor NaN (bool); integer and bool tensors are all finite.

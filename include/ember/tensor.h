@@ -230,6 +230,12 @@ class EMBER_API Tensor {
   Tensor round() const;
   Tensor trunc() const;
   Tensor reciprocal() const;
+  Tensor erf() const;
+  Tensor erfc() const;
+  Tensor erfinv() const;
+  Tensor lgamma() const;
+  Tensor digamma() const;
+  Tensor polygamma(int64_t n) const;
   Tensor isnan() const;
   Tensor isinf() const;
   Tensor isfinite() const;

@@ -4,9 +4,10 @@
 #include <cmath>
 #include <type_traits>
 
-#include "cpu/cpu_loops.h"
 #include "core/dtype_dispatch.h"
+#include "cpu/cpu_loops.h"
 #include "cpu/register_cpu.h"
+#include "special_math.h"
 
 namespace ember::detail::EMBER_CPU_NS {
 
@@ -43,6 +44,12 @@ EMBER_FLOAT_UNARY(tanh_portable, std::tanh(x))
 EMBER_FLOAT_UNARY(sigmoid_portable, M(1) / (M(1) + std::exp(-x)))
 EMBER_FLOAT_UNARY(gelu_kernel, M(0.5) * x * (M(1) + std::erf(x * M(0.70710678118654752440))))
 EMBER_FLOAT_UNARY(reciprocal_kernel, M(1) / x)
+EMBER_FLOAT_UNARY(erf_kernel, std::erf(x))
+EMBER_FLOAT_UNARY(erfc_kernel, std::erfc(x))
+EMBER_FLOAT_UNARY(erfinv_kernel, special_erfinv(x))
+EMBER_FLOAT_UNARY(lgamma_kernel, std::lgamma(x))
+EMBER_FLOAT_UNARY(digamma_kernel, special_digamma(x))
+EMBER_FLOAT_UNARY(trigamma_kernel, special_trigamma(x))
 #undef EMBER_FLOAT_UNARY
 
 // Float32, float16 and bfloat16 exp, sigmoid, tanh, sqrt and relu (and float64 exp,
@@ -225,6 +232,12 @@ void register_cpu_unary_kernels() {
   register_kernel(Op::Sigmoid, kCPU, sigmoid_kernel, fl);
   register_kernel(Op::Gelu, kCPU, gelu_kernel, fl);
   register_kernel(Op::Reciprocal, kCPU, reciprocal_kernel, fl);
+  register_kernel(Op::Erf, kCPU, erf_kernel, fl);
+  register_kernel(Op::Erfc, kCPU, erfc_kernel, fl);
+  register_kernel(Op::Erfinv, kCPU, erfinv_kernel, fl);
+  register_kernel(Op::Lgamma, kCPU, lgamma_kernel, fl);
+  register_kernel(Op::Digamma, kCPU, digamma_kernel, fl);
+  register_kernel(Op::Trigamma, kCPU, trigamma_kernel, fl);
   register_kernel(Op::Neg, kCPU, neg_kernel, numeric);
   register_kernel(Op::Abs, kCPU, abs_kernel, numeric);
   register_kernel(Op::Sign, kCPU, sign_kernel, all);

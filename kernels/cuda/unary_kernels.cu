@@ -5,6 +5,7 @@
 #include "cuda/cuda_kernels.h"
 #include "cuda/elementwise_launch.cuh"
 #include "ember/registry.h"
+#include "special_math.h"
 
 namespace ember::detail {
 
@@ -32,6 +33,12 @@ EMBER_FLOAT_FUNCTOR(TanhOp, m_tanh(x))
 EMBER_FLOAT_FUNCTOR(SigmoidOp, M(1) / (M(1) + m_exp(-x)))
 EMBER_FLOAT_FUNCTOR(GeluOp, M(0.5) * x * (M(1) + m_erf(x * M(0.70710678118654752440))))
 EMBER_FLOAT_FUNCTOR(ReciprocalOp, M(1) / x)
+EMBER_FLOAT_FUNCTOR(ErfOp, m_erf(x))
+EMBER_FLOAT_FUNCTOR(ErfcOp, m_erfc(x))
+EMBER_FLOAT_FUNCTOR(ErfinvOp, m_erfinv(x))
+EMBER_FLOAT_FUNCTOR(LgammaOp, m_lgamma(x))
+EMBER_FLOAT_FUNCTOR(DigammaOp, special_digamma(x))
+EMBER_FLOAT_FUNCTOR(TrigammaOp, special_trigamma(x))
 #undef EMBER_FLOAT_FUNCTOR
 
 struct NegOp {
@@ -170,6 +177,12 @@ void register_cuda_unary_kernels() {
   register_kernel(Op::Sigmoid, kCUDA, floating_unary<SigmoidOp>, fl);
   register_kernel(Op::Gelu, kCUDA, floating_unary<GeluOp>, fl);
   register_kernel(Op::Reciprocal, kCUDA, floating_unary<ReciprocalOp>, fl);
+  register_kernel(Op::Erf, kCUDA, floating_unary<ErfOp>, fl);
+  register_kernel(Op::Erfc, kCUDA, floating_unary<ErfcOp>, fl);
+  register_kernel(Op::Erfinv, kCUDA, floating_unary<ErfinvOp>, fl);
+  register_kernel(Op::Lgamma, kCUDA, floating_unary<LgammaOp>, fl);
+  register_kernel(Op::Digamma, kCUDA, floating_unary<DigammaOp>, fl);
+  register_kernel(Op::Trigamma, kCUDA, floating_unary<TrigammaOp>, fl);
   register_kernel(Op::Neg, kCUDA, same_type_unary<kNumericMask, NegOp>, numeric);
   register_kernel(Op::Abs, kCUDA, same_type_unary<kNumericMask, AbsOp>, numeric);
   register_kernel(Op::Sign, kCUDA, same_type_unary<kAllMask, SignOp>, all);

@@ -5,6 +5,7 @@
 
 #include "autograd/hooks.h"
 #include "autograd/node.h"
+#include "core/check.h"
 #include "ember/ops.h"
 
 namespace ember::autograd::detail {
@@ -16,10 +17,19 @@ enum class Uses : uint8_t { None, Input, Output };
 Uses uses(Op op) {
   switch (op) {
     case Op::Exp: case Op::Expm1: case Op::Sqrt: case Op::Rsqrt: case Op::Tan: case Op::Tanh:
-    case Op::Sigmoid: case Op::Relu: case Op::Reciprocal:
+    case Op::Sigmoid:
+    case Op::Relu:
+    case Op::Reciprocal:
+    case Op::Erfinv:
       return Uses::Output;
     case Op::Abs: case Op::Log: case Op::Log1p: case Op::Square: case Op::Sin: case Op::Cos:
-    case Op::Gelu: case Op::Clamp:
+    case Op::Gelu:
+    case Op::Clamp:
+    case Op::Erf:
+    case Op::Erfc:
+    case Op::Lgamma:
+    case Op::Digamma:
+    case Op::Trigamma:
       return Uses::Input;
     default:
       return Uses::None;
@@ -71,12 +81,40 @@ std::shared_ptr<FormulaNode> make(Op op, const Tensor& x, Tensor& y, const OpPar
       });
     case Op::Relu:
       return record("ReluBackward0", {in}, {&y}, [](N& n, G& g) -> G { return {where(n.saved(0) > 0, g[0], 0.0)}; });
-    case Op::Gelu: return record("GeluBackward0", {in}, {&y}, [](N& n, G& g) -> G {
-        // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi = gelu(x)/x (1/2 at 0), as ember has no erf op.
+    case Op::Gelu:
+      return record("GeluBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        // d/dx x*Phi(x) = Phi(x) + x*phi(x).
         Tensor v = n.saved(0);
-        Tensor cdf = where(v == 0, full_like(v, 0.5), gelu(v) / where(v == 0, ones_like(v), v));
+        Tensor cdf = (erf(v * M_SQRT1_2) + 1) * 0.5;
         Tensor pdf = exp(v * v * -0.5) * (1.0 / std::sqrt(2.0 * M_PI));
         return {g[0] * (cdf + v * pdf)};
+      });
+    case Op::Erf:
+      return record("ErfBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        const Tensor v = n.saved(0);
+        return {g[0] * (exp(-(v * v)) * M_2_SQRTPI)};
+      });
+    case Op::Erfc:
+      return record("ErfcBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        const Tensor v = n.saved(0);
+        return {g[0] * (exp(-(v * v)) * -M_2_SQRTPI)};
+      });
+    case Op::Erfinv:
+      return record("ErfinvBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        const Tensor r = n.saved(0);
+        return {g[0] * (exp(r * r) * (0.5 * std::sqrt(M_PI)))};
+      });
+    case Op::Lgamma:
+      return record("LgammaBackward0", {in}, {&y},
+                    [](N& n, G& g) -> G { return {g[0] * digamma(n.saved(0))}; });
+    case Op::Digamma:
+      return record("DigammaBackward0", {in}, {&y},
+                    [](N& n, G& g) -> G { return {g[0] * polygamma(1, n.saved(0))}; });
+    case Op::Trigamma:
+      return record("PolygammaBackward0", {in}, {&y}, [](N&, G&) -> G {
+        EMBER_THROW(
+            NotImplemented,
+            "the derivative of polygamma(1, x) needs polygamma(2, x), which ember does not implement");
       });
     case Op::Reciprocal: return record("ReciprocalBackward0", {in}, {&y}, [](N& n, G& g) -> G {
         Tensor r = n.saved(0);

@@ -29,6 +29,19 @@ EMBER_UNARY(tan, Op::Tan, ComputeType::Floating)
 EMBER_UNARY(tanh, Op::Tanh, ComputeType::Floating)
 EMBER_UNARY(sigmoid, Op::Sigmoid, ComputeType::Floating)
 EMBER_UNARY(reciprocal, Op::Reciprocal, ComputeType::Floating)
+EMBER_UNARY(erf, Op::Erf, ComputeType::Floating)
+EMBER_UNARY(erfc, Op::Erfc, ComputeType::Floating)
+EMBER_UNARY(erfinv, Op::Erfinv, ComputeType::Floating)
+EMBER_UNARY(lgamma, Op::Lgamma, ComputeType::Floating)
+EMBER_UNARY(digamma, Op::Digamma, ComputeType::Floating)
+
+Tensor polygamma(int64_t n, const Tensor& x) {
+  EMBER_CHECK_ARG(n >= 0, "polygamma(n, x) does not support negative n.");
+  EMBER_CHECK_TYPED(n <= 1, NotImplemented,
+                    "polygamma(n, x): ember implements n = 0 (digamma) and n = 1 (trigamma); got n = {}", n);
+  return n == 0 ? run_unary(Op::Digamma, x, ComputeType::Floating)
+                : run_unary(Op::Trigamma, x, ComputeType::Floating);
+}
 EMBER_UNARY(abs, Op::Abs, ComputeType::Promoted)
 EMBER_UNARY(sign, Op::Sign, ComputeType::Promoted)
 EMBER_UNARY(relu, Op::Relu, ComputeType::Promoted)

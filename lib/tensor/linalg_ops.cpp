@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
 #include "tensor/tensor_factory.h"
@@ -24,10 +25,16 @@ bool is_one(const Scalar& s) { return s.is_floating_point() ? s.toDouble() == 1 
 // beta * self + alpha * product, self broadcast to the product's shape; beta == 0
 // ignores self (its NaNs included), as libtorch's add*mm family.
 Tensor scaled_sum(const Tensor& self, const Tensor& product, const Scalar& beta, const Scalar& alpha) {
-  const Tensor scaled = is_one(alpha) ? product : product * alpha;
-  const Tensor base = self.expand(product.sizes());
-  if (is_zero(beta)) return scaled.clone();
-  return (is_one(beta) ? base : base * beta) + scaled;
+  // The result has the product's dtype; libtorch casts the scalars to it (an integral
+  // product truncates them).
+  const ScalarType dt = product.dtype();
+  const bool integral = !is_floating_point(dt);
+  const Scalar a = integral ? Scalar(alpha.to<int64_t>()) : alpha,
+               b = integral ? Scalar(beta.to<int64_t>()) : beta;
+  const Tensor scaled = is_one(a) ? product : (product * a).to(dt);
+  const Tensor base = self.expand(product.sizes()).to(dt);
+  if (is_zero(b)) return scaled.is_same(product) ? scaled.clone() : scaled;
+  return (is_one(b) ? base : (base * b).to(dt)) + scaled;
 }
 
 void check_dim(const Tensor& t, int64_t dim, const char* what) {
@@ -69,6 +76,7 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, co
 
 Tensor trace(const Tensor& x) {
   EMBER_CHECK_ARG(x.dim() == 2, "trace: expected a matrix, but got tensor with dim {}", x.dim());
+  EMBER_CHECK_TYPED(x.dtype() != kBool, NotImplemented, "\"trace\" not implemented for 'Bool'");
   return diagonal(x).sum();
 }
 
@@ -100,6 +108,8 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
         "contracted dimensions need to match, but first has size {} in dim {} and second has size {} "
         "in dim {}",
         a.size(da), dims_a[i], b.size(db), dims_b[i]);
+    EMBER_CHECK_ARG(!contracted_a[size_t(da)], "dim {} appears multiple times in the list of dims", da);
+    EMBER_CHECK_ARG(!contracted_b[size_t(db)], "dim {} appears multiple times in the list of dims", db);
     contracted_a[size_t(da)] = contracted_b[size_t(db)] = true;
     k *= a.size(da);
   }
@@ -170,8 +180,20 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
                   "{} is not a valid value for compute_mode", compute_mode.value_or(0));
   EMBER_CHECK_ARG(x1.is_floating_point() && x2.is_floating_point(),
                   "cdist only supports floating-point dtypes, X1 got: {}", name(x1.dtype()));
-  // Every pair's difference, then the p-norm over the last dim (norm's gradient is 0 at a
-  // zero distance, as libtorch's cdist backward).
+  EMBER_CHECK_ARG(x1.dtype() == x2.dtype(), "expected scalar type {} but found {}",
+                  detail::torch_name(x1.dtype()), detail::torch_name(x2.dtype()));
+  // libtorch's rule: Euclidean distances of more than 25 rows (or compute_mode 1) through
+  // one matmul, |x1|^2 + |x2|^2 - 2 x1 x2^T, with no [P, R, M] intermediate.
+  const int64_t mode = compute_mode.value_or(0);
+  if (p == 2 && (mode == 1 || (mode == 0 && (x1.size(-2) > 25 || x2.size(-2) > 25)))) {
+    const Tensor n1 = x1.pow(2).sum({-1}, true), n2 = x2.pow(2).sum({-1}, true);
+    const Tensor squared = n1 + n2.transpose(-2, -1) - matmul(x1, x2.transpose(-2, -1)) * 2;
+    // A zero distance has gradient 0 (as libtorch's), not sqrt's infinite slope.
+    const Tensor positive = squared > 0;
+    return where(positive, sqrt(where(positive, squared, ones({}, squared.options()))),
+                 zeros({}, squared.options()));
+  }
+  // Otherwise every pair's difference, then the p-norm over the last dim.
   const Tensor diff = x1.unsqueeze(-2) - x2.unsqueeze(-3);
   return norm(diff, p, {-1});
 }
@@ -283,11 +305,8 @@ Tensor sum_product(Tensor left, Tensor right, const std::vector<bool>& sum_dims)
   std::vector<int64_t> batch, left_only, right_only, summed;
   int64_t batch_size = 1, left_size = 1, right_size = 1, sum_size = 1;
   for (int64_t d = 0; d < n; ++d) {
-    const bool l = left.size(d) > 1, r = right.size(d) > 1;
-    EMBER_CHECK_ARG(
-        !(l && r) || left.size(d) == right.size(d),
-        "einsum(): operands do not broadcast with remapped shapes (original->remapped): {} and {}",
-        shape_str(left.sizes()), shape_str(right.sizes()));
+    // Size 1 broadcasts; einsum checked that other sizes (0 included) agree.
+    const bool l = left.size(d) != 1, r = right.size(d) != 1;
     if (sum_dims[size_t(d)]) {
       if (l && r) {
         summed.push_back(d);
@@ -337,7 +356,9 @@ Tensor sum_product(Tensor left, Tensor right, const std::vector<bool>& sum_dims)
   out_dims.insert(out_dims.end(), summed.begin(), summed.end());
   out_dims.insert(out_dims.end(), rest.begin(), rest.end());
   for (size_t i = 0; i < out_dims.size(); ++i)
-    out_shape.push_back(i < kept ? std::max(left.size(out_dims[i]), right.size(out_dims[i])) : 1);
+    out_shape.push_back(i >= kept                     ? 1
+                        : left.size(out_dims[i]) != 1 ? left.size(out_dims[i])
+                                                      : right.size(out_dims[i]));
   out = out.reshape(out_shape);
   std::vector<int64_t> inverse(static_cast<size_t>(n));
   for (size_t i = 0; i < out_dims.size(); ++i) inverse[size_t(out_dims[i])] = int64_t(i);
@@ -418,16 +439,40 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
   std::vector<Tensor> laid;
   for (size_t i = 0; i < operands.size(); ++i)
     laid.push_back(to_common_layout(operands[i], terms[i], i, ell_dims, label_dim));
+  // Each dim's sizes across operands agree, or are 1 (broadcast).
+  for (int64_t d = 0; d < total; ++d) {
+    int64_t seen = 1;
+    for (size_t i = 0; i < laid.size(); ++i) {
+      const int64_t s = laid[i].size(d);
+      if (s == 1) continue;
+      if (d >= ell_dims) {
+        const int label =
+            int(std::find(label_dim.begin(), label_dim.end(), int(d - ell_dims)) - label_dim.begin());
+        EMBER_CHECK_ARG(
+            seen == 1 || s == seen,
+            "einsum(): subscript {} has size {} for operand {} which does not broadcast with previously "
+            "seen size {}",
+            char_of(label), s, i, seen);
+      } else {
+        EMBER_CHECK_ARG(
+            seen == 1 || s == seen,
+            "einsum(): operands do not broadcast with remapped shapes (original->remapped): operand {} "
+            "has size {} in ellipsis dim {} where an earlier operand has {}",
+            i, s, d, seen);
+      }
+      seen = s;
+    }
+  }
   // A dim is summed at the first point no later operand and not the output needs it.
   const auto needed_after = [&](size_t i, int64_t d) {
     if (in_output[size_t(d)]) return true;
     for (size_t j = i + 1; j < laid.size(); ++j)
-      if (laid[j].size(d) > 1) return true;
+      if (laid[j].size(d) != 1) return true;
     return false;
   };
   Tensor result = laid[0];
   for (int64_t d = 0; d < total; ++d)
-    if (result.size(d) > 1 && !needed_after(0, d)) result = result.sum({d}, true);
+    if (result.size(d) != 1 && !needed_after(0, d)) result = result.sum({d}, true);
   for (size_t i = 1; i < laid.size(); ++i) {
     std::vector<bool> sum_dims(static_cast<size_t>(total));
     for (int64_t d = 0; d < total; ++d) sum_dims[size_t(d)] = !needed_after(i, d);
@@ -444,7 +489,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
   }
   for (int64_t d = 0; d < total; ++d)
     if (std::find(perm.begin(), perm.end(), d) == perm.end()) {
-      if (result.size(d) > 1) result = result.sum({d}, true);
+      if (result.size(d) != 1) result = result.sum({d}, true);
       perm.push_back(d);
     }
   result = result.permute(perm);

@@ -9,6 +9,7 @@
 
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
+#include "ember/autograd.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
 #include "tensor/tensor_factory.h"
@@ -69,11 +70,19 @@ Tensor sinh(const Tensor& x) {
 
 Tensor cosh(const Tensor& x) { return half_exp_sum(abs(floating(x)), 1); }
 
+namespace {
+// asinh of t >= 0: log1p(t + t^2 / (1 + sqrt(1 + t^2))) (no cancellation), log(2t) past 1e8.
+Tensor asinh_of_nonnegative(const Tensor& t) {
+  const Tensor moderate = t.clamp_max(1e8), huge = t.clamp_min(1e8);
+  return where(t < 1e8, log1p(moderate + moderate * moderate / (1 + sqrt(1 + moderate * moderate))),
+               log(huge) + kLn2);
+}
+}  // namespace
+
+// An odd function through where() rather than sign(x) * f(|x|): the gradient at 0 is 1.
 Tensor asinh(const Tensor& x) {
-  const Tensor f = floating(x), a = abs(f);
-  const Tensor moderate = a.clamp_max(1e8), huge = a.clamp_min(1e8);
-  const Tensor near = log1p(moderate + moderate * moderate / (1 + sqrt(1 + moderate * moderate)));
-  return sign(f) * where(a < 1e8, near, log(huge) + kLn2);
+  const Tensor f = floating(x);
+  return where(f < 0, -asinh_of_nonnegative((-f).clamp_min(0.0)), asinh_of_nonnegative(f.clamp_min(0.0)));
 }
 
 Tensor acosh(const Tensor& x) {
@@ -103,6 +112,9 @@ namespace {
 // log_base(base^a + base^b) = max + log_base(1 + base^-|a - b|); equal infinities (where
 // a - b is NaN) give that infinity.
 Tensor log_add(const Tensor& a, const Tensor& b, bool base2) {
+  for (const Tensor* t : {&a, &b})
+    EMBER_CHECK_TYPED(t->is_floating_point(), NotImplemented, "\"{}_cpu\" not implemented for '{}'",
+                      base2 ? "logaddexp2" : "logaddexp", detail::torch_name(t->dtype()));
   const Tensor m = maximum(a, b);
   const Tensor same_inf = logical_and(isinf(a), a == b);
   const Tensor d = -abs(where(same_inf, zeros({}, m.options()), a - b));
@@ -120,22 +132,38 @@ Tensor logit(const Tensor& x, std::optional<double> eps) {
 }
 
 Tensor xlogy(const Tensor& x, const Tensor& y) {
-  // 0 where x == 0 and y is a number; y there is taken as 1 so log(y) stays finite.
-  const Tensor zero_x = logical_and(x == 0, logical_not(isnan(y)));
-  const Tensor safe_y = where(zero_x, ones({}, y.options()), y);
-  const Tensor product = floating(x) * log(floating(safe_y));
-  return where(zero_x, zeros({}, product.options()), product);
+  // 0 where x == 0 unless y is NaN. y is taken as 1 where x == 0 and log(y) would not be
+  // finite, so the product is 0 there and x's gradient (log y) is 0 only there, as libtorch's.
+  const Tensor no_log = logical_and(x == 0, logical_or(y <= 0, isinf(y)));
+  const Tensor safe_y = where(no_log, ones({}, y.options()), y);
+  return floating(x) * log(floating(safe_y));
 }
 Tensor xlogy(const Tensor& x, const Scalar& y) { return xlogy(x, scalar_like(y, x)); }
 Tensor xlogy(const Scalar& x, const Tensor& y) { return xlogy(scalar_like(x, y), y); }
 
-Tensor hypot(const Tensor& a, const Tensor& b) { return sqrt(a * a + b * b); }
+Tensor hypot(const Tensor& a, const Tensor& b) {
+  for (const Tensor* t : {&a, &b})
+    EMBER_CHECK_TYPED(t->is_floating_point(), NotImplemented, "\"hypot_cpu\" not implemented for '{}'",
+                      detail::torch_name(t->dtype()));
+  // Scaled by the larger magnitude so that neither square overflows or underflows.
+  const Tensor aa = abs(a), ab = abs(b);
+  const Tensor big = maximum(aa, ab), small = minimum(aa, ab);
+  const Tensor zero = big == 0, inf = isinf(big);
+  const Tensor safe_big = where(logical_or(zero, inf), ones({}, big.options()), big);
+  const Tensor ratio = small / safe_big;
+  return where(zero, zeros({}, big.options()), where(inf, big, safe_big * sqrt(1 + ratio * ratio)));
+}
 
 Tensor sinc(const Tensor& x) {
-  const Tensor f = floating(x);
-  const Tensor zero = f == 0;
-  const Tensor px = where(zero, ones({}, f.options()), f) * kPi;
-  return where(zero, ones({}, f.options()), sin(px) / px);
+  // Near 0, sin(z)/z and its gradient cancel badly: the Taylor series to z^8 takes over
+  // below |z| = 0.1 (its error there is below 3e-18).
+  const Tensor z = floating(x) * kPi;
+  const Tensor near = abs(z) < 0.1;
+  const Tensor zs = where(near, zeros({}, z.options()), z).clamp(-0.1, 0.1);
+  const Tensor z2 = where(near, z, zs) * where(near, z, zs);
+  const Tensor series = 1 - z2 / 6 * (1 - z2 / 20 * (1 - z2 / 42 * (1 - z2 / 72)));
+  const Tensor far = where(near, ones({}, z.options()), z);
+  return where(near, series, sin(far) / far);
 }
 
 Tensor deg2rad(const Tensor& x) { return floating(x) * (kPi / 180); }
@@ -153,15 +181,9 @@ Tensor float_power(const Tensor& a, const Tensor& b) { return pow(a.to(kDouble),
 Tensor float_power(const Tensor& a, const Scalar& b) { return pow(a.to(kDouble), b.toDouble()); }
 Tensor float_power(const Scalar& a, const Tensor& b) { return pow(a.toDouble(), b.to(kDouble)); }
 
-Tensor fmax(const Tensor& a, const Tensor& b) {
-  if (!a.is_floating_point() && !b.is_floating_point()) return maximum(a, b);
-  return where(isnan(b), a, where(isnan(a), b, maximum(a, b)));
-}
-
-Tensor fmin(const Tensor& a, const Tensor& b) {
-  if (!a.is_floating_point() && !b.is_floating_point()) return minimum(a, b);
-  return where(isnan(b), a, where(isnan(a), b, minimum(a, b)));
-}
+// The gradient follows the selection, all of it to a on a tie (libtorch's fmax/fmin).
+Tensor fmax(const Tensor& a, const Tensor& b) { return where(logical_or(a >= b, isnan(b)), a, b); }
+Tensor fmin(const Tensor& a, const Tensor& b) { return where(logical_or(a <= b, isnan(b)), a, b); }
 
 Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   return clamp(x, min, max);
@@ -211,7 +233,7 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim, 
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   const int64_t d = detail::wrap_dim(dim, x.dim(), "cumprod");
   Tensor out = dtype ? x.to(*dtype) : is_integral(x.dtype(), true) ? x.to(kLong) : x;
-  if (out.dim() == 0) return out.clone();
+  if (out.dim() == 0 || out.numel() == 0) return out.is_same(x) ? out.clone() : out;
   const int64_t n = out.size(d);
   // A scan in log2(n) products: after the step with shift s, element i holds the product
   // of the 2s elements ending at i.
@@ -243,8 +265,17 @@ std::vector<int64_t> keep_shape(const Tensor& x, int64_t d) {
 }  // namespace
 
 Tensor median(const Tensor& x) {
-  EMBER_CHECK_ARG(x.numel() > 0, "median() input tensor cannot be empty");
-  return std::get<0>(median(x.reshape({-1}), 0));
+  if (x.numel() == 0) return full({}, std::numeric_limits<double>::quiet_NaN(), x.options());
+  Tensor value;
+  {
+    NoGradGuard no_grad;
+    value = std::get<0>(median(x.reshape({-1}), 0));
+  }
+  if (!x.requires_grad() || !GradMode::is_enabled()) return value;
+  // The gradient is shared evenly by the elements equal to the median, as libtorch's.
+  // value + (x_i - value) / count over the tied elements: exactly value, and 1/count each.
+  const Tensor tied = x == value;
+  return value + where(tied, x - value, zeros({}, x.options())).sum() / tied.sum();
 }
 
 std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) {

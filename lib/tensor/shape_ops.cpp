@@ -170,6 +170,7 @@ Tensor flip(const Tensor& x, IntArrayRef dims) {
     EMBER_CHECK_ARG(unique[i] != unique[i - 1], "dim {} appears multiple times in the list of dims",
                     unique[i]);
   Tensor out = x;
+  if (x.dim() == 0) return x.clone();
   for (int64_t d : unique) out = reversed(out, d);
   return unique.empty() ? x.clone() : out;  // index_select copies
 }
@@ -198,8 +199,8 @@ Tensor rot90(const Tensor& x, int64_t k, IntArrayRef dims) {
   EMBER_CHECK_ARG(dims.size() == 2, "expected total rotation dims == 2, but got dims = {}", dims.size());
   EMBER_CHECK_ARG(x.dim() >= 2, "expected total dims >= 2, but got total dims = {}", x.dim());
   const int64_t d0 = wrap_dim(dims[0], x.dim(), "rot90"), d1 = wrap_dim(dims[1], x.dim(), "rot90");
-  EMBER_CHECK_ARG(d0 != d1, "expected rotation dims to be different, but got dim0 = {} and dim1 = {}", d0,
-                  d1);
+  EMBER_CHECK_ARG(d0 != d1, "expected rotation dims to be different, but got dim0 = {} and dim1 = {}",
+                  dims[0], dims[1]);
   switch (((k % 4) + 4) % 4) {
     case 1:
       return flip(x, {d1}).transpose(d0, d1);
@@ -221,6 +222,7 @@ Tensor movedim(const Tensor& x, IntArrayRef source, IntArrayRef destination) {
   const int64_t n = x.dim();
   const std::vector<int64_t> src = wrap_dims(source, n, "movedim"),
                              dst = wrap_dims(destination, n, "movedim");
+  if (n == 0) return x.alias();  // dims 0 and -1 name a 0-d tensor's only position
   for (const auto* list : {&src, &dst}) {
     std::vector<int64_t> sorted = *list;
     std::sort(sorted.begin(), sorted.end());

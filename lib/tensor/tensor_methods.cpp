@@ -111,6 +111,12 @@ EMBER_UNARY_METHOD(ceil)
 EMBER_UNARY_METHOD(round)
 EMBER_UNARY_METHOD(trunc)
 EMBER_UNARY_METHOD(reciprocal)
+EMBER_UNARY_METHOD(erf)
+EMBER_UNARY_METHOD(erfc)
+EMBER_UNARY_METHOD(erfinv)
+EMBER_UNARY_METHOD(lgamma)
+EMBER_UNARY_METHOD(digamma)
+Tensor Tensor::polygamma(int64_t n) const { return ember::polygamma(n, *this); }
 EMBER_UNARY_METHOD(isnan)
 EMBER_UNARY_METHOD(isinf)
 #undef EMBER_UNARY_METHOD
