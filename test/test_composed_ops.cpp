@@ -300,3 +300,58 @@ TEST_CASE("special functions: erf, erfc, erfinv, lgamma, digamma and polygamma(1
   Tensor g = autograd::grad({digamma(in[0]).sum()}, in, {}, true, true)[0];
   CHECK_THROWS_AS(g.sum().backward(), NotImplemented);
 }
+
+TEST_CASE("composed ops: remainders, signs, scans, quantiles, searching, counting and splits") {
+  const double nan = std::nan("");
+  CHECK(dvalues(fmod(tensor({-7, 7, -6}), tensor({3, -3, 3}))) == std::vector<double>{-1, 1, 0});
+  CHECK(dvalues(fmod(tensor({-7.5, 7.5}, kDouble), 2.0)) == std::vector<double>{-1.5, 1.5});
+  CHECK(dvalues(floor_divide(tensor({-7, 7}), tensor({2, -2}))) == std::vector<double>{-4, -4});
+  CHECK(floor_divide(tensor({-7, 7}), 2).dtype() == kLong);
+  CHECK(dvalues(copysign(tensor({1.0, 2.0}, kDouble), tensor({-0.0, 0.0}, kDouble))) ==
+        std::vector<double>{-1, 2});
+  CHECK(dvalues(signbit(tensor({-0.0, 0.0, -2.0}, kDouble))) == std::vector<double>{1, 0, 1});
+  CHECK(dvalues(rsub(tensor({1.0, 2.0}), 10.0, 2)) == std::vector<double>{8, 6});
+  auto [mx, at] = cummax(tensor({1.0, 3.0, nan, 2.0, nan, 5.0}, kDouble), 0);
+  CHECK(dvalues(at) == std::vector<double>{0, 1, 2, 2, 4, 4});
+  CHECK(std::isnan(dvalues(mx)[5]));
+  CHECK(dvalues(std::get<1>(cummin(tensor({3, 1, 1, 2, 0}), 0))) == std::vector<double>{0, 1, 2, 2, 4});
+  const std::vector<double> lse = dvalues(logcumsumexp(tensor({0.0, 0.0, std::log(2.0)}, kDouble), 0));
+  CHECK(lse[1] == Approx(std::log(2.0)));
+  CHECK(lse[2] == Approx(std::log(4.0)));
+  const Tensor q = tensor({0.0, 1.0, 2.0, 3.0}, kDouble);
+  CHECK(quantile(q, 0.5).item<double>() == 1.5);
+  CHECK(quantile(q, 0.5, {}, false, "lower").item<double>() == 1);
+  CHECK(quantile(q, 0.5, {}, false, "higher").item<double>() == 2);
+  CHECK(quantile(q, tensor({0.0, 1.0}, kDouble)).sizes() == std::vector<int64_t>{2});
+  CHECK(std::isnan(quantile(tensor({1.0, nan}, kDouble), 0.5).item<double>()));
+  CHECK(nanquantile(tensor({1.0, nan, 3.0}, kDouble), 0.5).item<double>() == 2);
+  CHECK(nanmedian(tensor({nan, 4.0, 1.0, 2.0}, kDouble)).item<double>() == 2);
+  CHECK(dvalues(isin(tensor({1, 2, 3}), tensor({2, 5}))) == std::vector<double>{0, 1, 0});
+  CHECK(dvalues(searchsorted(tensor({1, 3, 5}), tensor({0, 3, 6}))) == std::vector<double>{0, 1, 3});
+  CHECK(dvalues(searchsorted(tensor({1, 3, 5}), tensor({0, 3, 6}), false, true)) ==
+        std::vector<double>{0, 2, 3});
+  CHECK(dvalues(bucketize(tensor({0.5, 3.0}), tensor({1.0, 3.0}))) == std::vector<double>{0, 1});
+  CHECK(dvalues(bincount(tensor({0, 1, 1, 3}))) == std::vector<double>{1, 2, 0, 1});
+  CHECK(dvalues(histc(tensor({1.0, 2.0, 1.0, 3.0}), 3, 1, 3)) == std::vector<double>{2, 1, 1});
+  const auto parts = tensor_split(arange(7), 3);
+  CHECK(parts.size() == 3);
+  CHECK(dvalues(parts[2]) == std::vector<double>{5, 6});
+  CHECK(dvalues(take_along_dim(tensor({{10, 30, 20}}), tensor({{2, 0}}), 1)) == std::vector<double>{20, 10});
+  CHECK_THROWS_WITH(fmod(tensor({1}), tensor({0})), "ZeroDivisionError");
+  CHECK_THROWS_AS(quantile(q, 2.0), InvalidArgument);
+  CHECK_THROWS_AS(bincount(tensor({-1})), InvalidArgument);
+  CHECK_THROWS_AS(split_with_sizes(arange(5), {2, 2}), InvalidArgument);
+  // Gradients through the scans and quantiles.
+  manual_seed(ember_test::fresh_seed());
+  const std::vector<std::pair<const char*, Fn>> fns = {
+      {"logcumsumexp", [](const variable_list& v) { return logcumsumexp(v[0] * 4, 1); }},
+      {"cummax", [](const variable_list& v) { return std::get<0>(cummax(v[0], 1)); }},
+      {"quantile", [](const variable_list& v) { return quantile(v[0], 0.3, 1); }},
+      {"fmod copysign",
+       [](const variable_list& v) { return fmod(v[0] * 3, 0.7) + copysign(v[0], v[0].flip({1})); }},
+  };
+  for (const auto& [name, f] : fns) {
+    INFO(name);
+    CHECK(check(f, {input({3, 4})}));
+  }
+}

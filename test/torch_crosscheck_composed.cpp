@@ -815,3 +815,231 @@ TEST_CASE("composed crosscheck: edge cases (empty dims, 0-d tensors, zeros, ties
   same_error([] { ember::logaddexp(ember::tensor({3}), ember::tensor({4})); },
              [] { torch::logaddexp(torch::tensor({3}), torch::tensor({4})); });
 }
+
+TEST_CASE("composed crosscheck: remainders, signs, scans, quantiles, searching, counting and splits") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  ember::manual_seed(seed);
+  using ember::kDouble;
+  run({
+      {"fmod",
+       {{4, 5}, {4, 5}},
+       [](const EInputs& x) { return ember::fmod(x[0] * 3, x[1].abs() + 0.5); },
+       [](const TInputs& x) { return torch::fmod(x[0] * 3, x[1].abs() + 0.5); }},
+      {"fmod by a negative scalar",
+       {{4, 5}},
+       [](const EInputs& x) { return x[0].fmod(-1.25); },
+       [](const TInputs& x) { return x[0].fmod(-1.25); }},
+      {"copysign",
+       {{4, 5}},
+       [](const EInputs& x) { return ember::copysign(x[0], x[0].flip({1}).detach()); },
+       [](const TInputs& x) { return torch::copysign(x[0], x[0].flip({1}).detach()); }},
+      {"rsub",
+       {{4, 5}, {5}},
+       [](const EInputs& x) { return ember::rsub(x[0], x[1], 2); },
+       [](const TInputs& x) { return torch::rsub(x[0], x[1], 2); }},
+      {"logcumsumexp",
+       {{3, 9}},
+       [](const EInputs& x) { return x[0].logcumsumexp(1); },
+       [](const TInputs& x) { return x[0].logcumsumexp(1); },
+       -30,
+       30},
+      {"cummax cummin",
+       {{5, 4}},
+       [](const EInputs& x) { return std::get<0>(x[0].cummax(0)) * 2 + std::get<0>(ember::cummin(x[0], 1)); },
+       [](const TInputs& x) {
+         return std::get<0>(x[0].cummax(0)) * 2 + std::get<0>(torch::cummin(x[0], 1));
+       }},
+      {"quantile",
+       {{3, 7}},
+       [](const EInputs& x) { return ember::quantile(x[0], 0.3, 1); },
+       [](const TInputs& x) { return torch::quantile(x[0], 0.3, 1); }},
+      {"quantile of all, q tensor, keepdim",
+       {{3, 7}},
+       [](const EInputs& x) {
+         return x[0].quantile(ember::tensor({0.0, 0.25, 1.0}, x[0].dtype()), {}, true);
+       },
+       [](const TInputs& x) {
+         return x[0].quantile(torch::tensor({0.0, 0.25, 1.0}, x[0].dtype()), {}, true);
+       }},
+      {"nanmedian",
+       {{4, 5}},
+       [](const EInputs& x) { return std::get<0>(x[0].nanmedian(1)) + x[0].nanmedian(); },
+       [](const TInputs& x) { return std::get<0>(x[0].nanmedian(1)) + x[0].nanmedian(); }},
+      {"msort",
+       {{5, 3}},
+       [](const EInputs& x) { return ember::msort(x[0]); },
+       [](const TInputs& x) { return torch::msort(x[0]); }},
+      {"take_along_dim",
+       {{4, 5}},
+       [](const EInputs& x) {
+         return ember::take_along_dim(x[0], ember::argsort(x[0], 1), 1) +
+                x[0].take_along_dim(ember::tensor({3, 0})).sum();
+       },
+       [](const TInputs& x) {
+         return torch::take_along_dim(x[0], torch::argsort(x[0], /*dim=*/1, /*descending=*/false), 1) +
+                x[0].take_along_dim(torch::tensor({3, 0})).sum();
+       }},
+      {"tensor_split and friends",
+       {{6, 5, 4}},
+       [](const EInputs& x) {
+         auto a = x[0].tensor_split(4, 1);
+         auto b = ember::tensor_split(x[0], {1, 4, 9}, 0);
+         auto c = x[0].split_with_sizes({2, 3}, 1);
+         return a[0].sum() + a[3].sum() * 2 + b[1].sum() * 3 + b[2].sum() * 4 + c[1].sum() * 5 +
+                ember::hsplit(x[0], 5)[2].sum() + ember::vsplit(x[0], {2})[1].sum() +
+                x[0].dsplit(2)[1].sum() * 6 + x[0].ravel().sum() * 7;
+       },
+       [](const TInputs& x) {
+         auto a = x[0].tensor_split(4, 1);
+         auto b = torch::tensor_split(x[0], {1, 4, 9}, 0);
+         auto c = x[0].split_with_sizes({2, 3}, 1);
+         return a[0].sum() + a[3].sum() * 2 + b[1].sum() * 3 + b[2].sum() * 4 + c[1].sum() * 5 +
+                torch::hsplit(x[0], 5)[2].sum() + torch::vsplit(x[0], {2})[1].sum() +
+                x[0].dsplit(2)[1].sum() * 6 + x[0].ravel().sum() * 7;
+       }},
+  });
+  // Values against libtorch: dtypes, NaN, ties, integers.
+  const ember::Tensor nanny = ember::tensor({1.0, 3.0, kNan, 2.0, kNan, 5.0, 3.0}, kDouble);
+  const ember::Tensor ints = ember::tensor({-7, 7, -6, 5}), divs = ember::tensor({3, -3, 3, 2});
+  const ember::Tensor floats = ember::tensor({-7.5, 7.0, -0.0, 0.0, 2.5}, kDouble);
+  const ember::Tensor seq = ember::tensor({1, 3, 5, 7, 9}), vals = ember::tensor({{3, 6, 9}, {0, 10, 5}});
+  const ember::Tensor rows = ember::tensor({{1.0, 2.0, 3.0}, {2.0, 4.0, 8.0}}, kDouble);
+  for (const auto& [what, got, want] : std::vector<std::tuple<std::string, ember::Tensor, torch::Tensor>>{
+           {"fmod ints", ember::fmod(ints, divs), torch::fmod(as_torch(ints), as_torch(divs))},
+           {"fmod int by a float", ember::fmod(ints, 2.5), torch::fmod(as_torch(ints), 2.5)},
+           {"floor_divide ints", ember::floor_divide(ints, divs),
+            torch::floor_divide(as_torch(ints), as_torch(divs))},
+           {"floor_divide floats", ember::floor_divide(floats, 2.0),
+            torch::floor_divide(as_torch(floats), 2.0)},
+           {"floor_divide by a scalar", ints.floor_divide(2), as_torch(ints).floor_divide(2)},
+           {"copysign of -0.0", ember::copysign(ember::ones({5}, kDouble), floats),
+            torch::copysign(torch::ones({5}, torch::kDouble), as_torch(floats))},
+           {"copysign of ints", ember::copysign(ints, -1), torch::copysign(as_torch(ints), -1)},
+           {"signbit", ember::signbit(floats), torch::signbit(as_torch(floats))},
+           {"signbit of ints", ember::signbit(ints), torch::signbit(as_torch(ints))},
+           {"isposinf", ember::isposinf(ember::tensor({kInf, -kInf, 1.0})),
+            torch::isposinf(torch::tensor({kInf, -kInf, 1.0}))},
+           {"isneginf", ember::isneginf(ember::tensor({kInf, -kInf, 1.0})),
+            torch::isneginf(torch::tensor({kInf, -kInf, 1.0}))},
+           {"rsub of ints by a float", ember::rsub(ints, 1.5), torch::rsub(as_torch(ints), 1.5)},
+           {"cummax values with NaN", std::get<0>(ember::cummax(nanny, 0)),
+            std::get<0>(torch::cummax(as_torch(nanny), 0))},
+           {"cummax indices with NaN and ties", std::get<1>(ember::cummax(nanny, 0)),
+            std::get<1>(torch::cummax(as_torch(nanny), 0))},
+           {"cummin indices", std::get<1>(ember::cummin(ember::tensor({3, 1, 1, 2, 0}), 0)),
+            std::get<1>(torch::cummin(torch::tensor({3, 1, 1, 2, 0}), 0))},
+           {"cummax of ints", std::get<0>(ember::cummax(ints, 0)),
+            std::get<0>(torch::cummax(as_torch(ints), 0))},
+           {"logcumsumexp of -inf", ember::logcumsumexp(ember::tensor({-kInf, 0.0, -kInf}), 0),
+            torch::logcumsumexp(torch::tensor({-kInf, 0.0, -kInf}), 0)},
+           {"quantile with NaN", ember::quantile(nanny, 0.5), torch::quantile(as_torch(nanny), 0.5)},
+           {"nanquantile", ember::nanquantile(nanny, 0.4), torch::nanquantile(as_torch(nanny), 0.4)},
+           {"quantile lower", ember::quantile(rows, 0.6, 1, false, "lower"),
+            torch::quantile(as_torch(rows), 0.6, 1, false, "lower")},
+           {"quantile higher", ember::quantile(rows, 0.6, 1, false, "higher"),
+            torch::quantile(as_torch(rows), 0.6, 1, false, "higher")},
+           {"quantile midpoint", ember::quantile(rows, 0.6, 1, false, "midpoint"),
+            torch::quantile(as_torch(rows), 0.6, 1, false, "midpoint")},
+           {"quantile nearest", ember::quantile(rows, 0.75, 1, false, "nearest"),
+            torch::quantile(as_torch(rows), 0.75, 1, false, "nearest")},
+           {"quantile q tensor, dim, keepdim",
+            ember::quantile(rows, ember::tensor({0.25, 0.5}, kDouble), 1, true),
+            torch::quantile(as_torch(rows), torch::tensor({0.25, 0.5}, torch::kDouble), 1, true)},
+           {"nanmedian values",
+            std::get<0>(ember::nanmedian(ember::tensor({{kNan, 1.0, 2.0}, {kNan, kNan, kNan}}), 1)),
+            std::get<0>(torch::nanmedian(torch::tensor({{kNan, 1.0, 2.0}, {kNan, kNan, kNan}}), 1))},
+           {"nanmedian indices",
+            std::get<1>(ember::nanmedian(ember::tensor({{kNan, 1.0, 2.0}, {kNan, kNan, kNan}}), 1)),
+            std::get<1>(torch::nanmedian(torch::tensor({{kNan, 1.0, 2.0}, {kNan, kNan, kNan}}), 1))},
+           {"isin", ember::isin(ember::tensor({{1, 2}, {3, 4}}), ember::tensor({2, 5, 4})),
+            torch::isin(torch::tensor({{1, 2}, {3, 4}}), torch::tensor({2, 5, 4}))},
+           {"isin inverted", ember::isin(ember::tensor({1, 2, 3}), ember::tensor({2}), false, true),
+            torch::isin(torch::tensor({1, 2, 3}), torch::tensor({2}), false, true)},
+           {"searchsorted", ember::searchsorted(seq, vals),
+            torch::searchsorted(as_torch(seq), as_torch(vals))},
+           {"searchsorted right int32", ember::searchsorted(seq, vals, true, true),
+            torch::searchsorted(as_torch(seq), as_torch(vals), true, true)},
+           {"searchsorted side and sorter",
+            ember::searchsorted(ember::tensor({5, 1, 9, 3, 7}), vals, false, false, "right",
+                                ember::tensor({1, 3, 0, 4, 2})),
+            torch::searchsorted(torch::tensor({5, 1, 9, 3, 7}), as_torch(vals), false, false, "right",
+                                torch::tensor({1, 3, 0, 4, 2}))},
+           {"searchsorted per row",
+            ember::searchsorted(ember::tensor({{1, 3, 5}, {2, 4, 6}}), ember::tensor({{3, 0}, {5, 7}})),
+            torch::searchsorted(torch::tensor({{1, 3, 5}, {2, 4, 6}}), torch::tensor({{3, 0}, {5, 7}}))},
+           {"bucketize", ember::bucketize(vals, seq, false, true),
+            torch::bucketize(as_torch(vals), as_torch(seq), false, true)},
+           {"bincount", ember::bincount(ember::tensor({0, 1, 1, 3})),
+            torch::bincount(torch::tensor({0, 1, 1, 3}))},
+           {"bincount weighted, minlength",
+            ember::bincount(ember::tensor({0, 1, 1, 3}), ember::tensor({0.5f, 1.0f, 1.0f, 2.0f}), 6),
+            torch::bincount(torch::tensor({0, 1, 1, 3}), torch::tensor({0.5f, 1.0f, 1.0f, 2.0f}), 6)},
+           {"bincount empty", ember::bincount(ember::zeros({0}, ember::kLong), {}, 3),
+            torch::bincount(torch::zeros({0}, torch::kLong), {}, 3)},
+           {"histc", ember::histc(ember::tensor({1.0f, 2.0f, 1.0f, 4.0f, 3.0f, 0.0f}), 4, 0, 3),
+            torch::histc(torch::tensor({1.0f, 2.0f, 1.0f, 4.0f, 3.0f, 0.0f}), 4, 0, 3)},
+           {"histc of the data's range", ember::histc(ember::tensor({1.0, 2.0, 1.0, 4.0}, kDouble), 3),
+            torch::histc(torch::tensor({1.0, 2.0, 1.0, 4.0}, torch::kDouble), 3)},
+           {"ravel of a transpose", ember::arange(6).view({2, 3}).t().ravel(),
+            torch::arange(6).view({2, 3}).t().ravel()},
+       }) {
+    INFO(what << ": " << got << " vs " << want);
+    REQUIRE(got.sizes().vec() == want.sizes().vec());
+    CHECK(crosscheck::to_torch(got.dtype()) == want.scalar_type());
+    CHECK(torch::allclose(as_torch(got).to(torch::kDouble), want.to(torch::kDouble), 1e-12, 1e-12, true));
+  }
+  CHECK(ember::tensor_split(ember::arange(7), 3)[0].numel() == 3);
+  same_error([] { ember::fmod(ember::tensor({1}), ember::tensor({0})); },
+             [] { torch::fmod(torch::tensor({1}), torch::tensor({0})); });
+  same_error([] { ember::tensor_split(ember::ones({3}), 0); },
+             [] { torch::tensor_split(torch::ones({3}), 0); });
+  same_error([] { ember::hsplit(ember::ones({2, 5}), 2); }, [] { torch::hsplit(torch::ones({2, 5}), 2); });
+  same_error([] { ember::vsplit(ember::ones({5}), 5); }, [] { torch::vsplit(torch::ones({5}), 5); });
+  same_error(
+      [] {
+        ember::split_with_sizes(ember::ones({5}), {2, 2});
+      },
+      [] {
+        torch::ones({5}).split_with_sizes({2, 2});
+      });
+  same_error([] { ember::quantile(ember::ones({3}), 1.5); }, [] { torch::quantile(torch::ones({3}), 1.5); });
+  same_error([] { ember::quantile(ember::ones({3}), 0.5, {}, false, "cubic"); },
+             [] { torch::quantile(torch::ones({3}), 0.5, {}, false, "cubic"); });
+  same_error(
+      [] {
+        ember::quantile(ember::tensor({1, 2}), 0.5);
+      },
+      [] {
+        torch::quantile(torch::tensor({1, 2}), 0.5);
+      });
+  same_error(
+      [] {
+        ember::bincount(ember::tensor({-1, 2}));
+      },
+      [] {
+        torch::bincount(torch::tensor({-1, 2}));
+      });
+  same_error(
+      [] {
+        ember::bucketize(ember::ones({2}), ember::ones({2, 2}));
+      },
+      [] {
+        torch::bucketize(torch::ones({2}), torch::ones({2, 2}));
+      });
+  same_error(
+      [] {
+        ember::searchsorted(ember::ones({2, 3}), ember::ones({3, 3}));
+      },
+      [] {
+        torch::searchsorted(torch::ones({2, 3}), torch::ones({3, 3}));
+      });
+  same_error([] { ember::histc(ember::tensor({1, 2})); }, [] { torch::histc(torch::tensor({1, 2})); });
+  same_error(
+      [] {
+        ember::take_along_dim(ember::ones({2, 2}), ember::zeros({2}, ember::kLong), 0);
+      },
+      [] {
+        torch::take_along_dim(torch::ones({2, 2}), torch::zeros({2}, torch::kLong), 0);
+      });
+}

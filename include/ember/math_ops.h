@@ -4,6 +4,7 @@
 /// on every device and autograd differentiates them.
 
 #include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "ember/tensor.h"
@@ -56,6 +57,22 @@ EMBER_API Tensor float_power(const Scalar& a, const Tensor& b);
 EMBER_API Tensor fmax(const Tensor& a, const Tensor& b);
 EMBER_API Tensor fmin(const Tensor& a, const Tensor& b);
 
+/// The remainder with the dividend's sign (C's fmod); integer division by zero throws.
+EMBER_API Tensor fmod(const Tensor& a, const Tensor& b);
+EMBER_API Tensor fmod(const Tensor& a, const Scalar& b);
+/// floor(a / b) in the promoted dtype.
+EMBER_API Tensor floor_divide(const Tensor& a, const Tensor& b);
+EMBER_API Tensor floor_divide(const Tensor& a, const Scalar& b);
+/// |a| with b's sign (-0.0 counts as negative).
+EMBER_API Tensor copysign(const Tensor& a, const Tensor& b);
+EMBER_API Tensor copysign(const Tensor& a, const Scalar& b);
+EMBER_API Tensor signbit(const Tensor& x);
+EMBER_API Tensor isposinf(const Tensor& x);
+EMBER_API Tensor isneginf(const Tensor& x);
+/// other - alpha * x.
+EMBER_API Tensor rsub(const Tensor& x, const Tensor& other, const Scalar& alpha = 1);
+EMBER_API Tensor rsub(const Tensor& x, const Scalar& other, const Scalar& alpha = 1);
+
 // ---- aliases
 EMBER_API Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = {});
 EMBER_API Tensor true_divide(const Tensor& a, const Tensor& b);
@@ -88,6 +105,44 @@ EMBER_API Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType>
 /// The lower median (of all elements, or along dim with its index).
 EMBER_API Tensor median(const Tensor& x);
 EMBER_API std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim = false);
+/// Running log(sum(exp)), maximum and minimum along dim (the last index of a tie; a NaN
+/// once seen stays, with its index).
+EMBER_API Tensor logcumsumexp(const Tensor& x, int64_t dim);
+EMBER_API std::tuple<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);
+EMBER_API std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim);
+/// The q-th quantiles (q in [0, 1], a double or a 0-d / 1-d tensor) of all elements or
+/// along dim; interpolation "linear", "lower", "higher", "midpoint" or "nearest". quantile
+/// gives NaN for rows with NaN, nanquantile ignores them.
+EMBER_API Tensor quantile(const Tensor& x, double q, std::optional<int64_t> dim = {}, bool keepdim = false,
+                          std::string_view interpolation = "linear");
+EMBER_API Tensor quantile(const Tensor& x, const Tensor& q, std::optional<int64_t> dim = {},
+                          bool keepdim = false, std::string_view interpolation = "linear");
+EMBER_API Tensor nanquantile(const Tensor& x, double q, std::optional<int64_t> dim = {}, bool keepdim = false,
+                             std::string_view interpolation = "linear");
+EMBER_API Tensor nanquantile(const Tensor& x, const Tensor& q, std::optional<int64_t> dim = {},
+                             bool keepdim = false, std::string_view interpolation = "linear");
+/// The lower median of the values that are not NaN.
+EMBER_API Tensor nanmedian(const Tensor& x);
+EMBER_API std::tuple<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim = false);
+/// x sorted along dim 0.
+EMBER_API Tensor msort(const Tensor& x);
+
+// ---- searching and counting
+/// Whether each element of `elements` occurs in `test_elements` (negated with invert).
+EMBER_API Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique = false,
+                      bool invert = false);
+/// For each value, the index where it would go in the sorted innermost dim of
+/// sorted_sequence (the first such index, or the last with right / side "right").
+EMBER_API Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32 = false,
+                              bool right = false, std::optional<std::string_view> side = {},
+                              const std::optional<Tensor>& sorter = {});
+EMBER_API Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32 = false,
+                           bool right = false);
+/// Occurrences of each value 0..max of a 1-D non-negative integer tensor (summed weights).
+EMBER_API Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights = {}, int64_t minlength = 0);
+/// A histogram of `bins` equal bins over [min, max] (the data's range when min == max).
+EMBER_API Tensor histc(const Tensor& x, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0);
+
 /// The k-th smallest element along dim (k from 1) and its index.
 EMBER_API std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1,
                                               bool keepdim = false);

@@ -63,6 +63,27 @@ EMBER_API Tensor column_stack(const std::vector<Tensor>& tensors);
 /// Coordinate grids of 1-D tensors; indexing "ij" (matrix) or "xy" (Cartesian).
 EMBER_API std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_view indexing = "ij");
 
+/// Views of x along dim: `sections` parts (the first size % sections one longer), or the
+/// pieces between the given indices.
+EMBER_API std::vector<Tensor> tensor_split(const Tensor& x, int64_t sections, int64_t dim = 0);
+EMBER_API std::vector<Tensor> tensor_split(const Tensor& x, IntArrayRef indices, int64_t dim = 0);
+/// tensor_split along dim 1 (0 for 1-D), 0 and 2, with equal parts required for an int.
+EMBER_API std::vector<Tensor> hsplit(const Tensor& x, int64_t sections);
+EMBER_API std::vector<Tensor> hsplit(const Tensor& x, IntArrayRef indices);
+EMBER_API std::vector<Tensor> vsplit(const Tensor& x, int64_t sections);
+EMBER_API std::vector<Tensor> vsplit(const Tensor& x, IntArrayRef indices);
+EMBER_API std::vector<Tensor> dsplit(const Tensor& x, int64_t sections);
+EMBER_API std::vector<Tensor> dsplit(const Tensor& x, IntArrayRef indices);
+/// Views of x along dim with the given lengths (summing to the dim's size).
+EMBER_API std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef split_sizes, int64_t dim = 0);
+/// x flattened (a view when possible).
+EMBER_API Tensor ravel(const Tensor& x);
+EMBER_API Tensor concat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+EMBER_API Tensor concatenate(const std::vector<Tensor>& tensors, int64_t dim = 0);
+/// gather along dim with x and indices broadcast over the other dims; without dim, over
+/// the flattened x.
+EMBER_API Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int64_t> dim = {});
+
 /// x repeated reps[i] times along dim i (reps padded with leading ones, or x with leading dims).
 EMBER_API Tensor tile(const Tensor& x, IntArrayRef reps);
 /// Each element repeated `repeats` times (or repeats[i] times) along dim, or over the

@@ -141,6 +141,65 @@ Tensor Tensor::kron(const Tensor& other) const { return ember::kron(*this, other
 Tensor Tensor::vdot(const Tensor& other) const { return ember::vdot(*this, other); }
 Tensor Tensor::inner(const Tensor& other) const { return ember::inner(*this, other); }
 
+Tensor Tensor::fmod(const Tensor& other) const { return ember::fmod(*this, other); }
+Tensor Tensor::fmod(const Scalar& other) const { return ember::fmod(*this, other); }
+Tensor Tensor::floor_divide(const Tensor& other) const { return ember::floor_divide(*this, other); }
+Tensor Tensor::floor_divide(const Scalar& other) const { return ember::floor_divide(*this, other); }
+Tensor Tensor::copysign(const Tensor& other) const { return ember::copysign(*this, other); }
+Tensor Tensor::copysign(const Scalar& other) const { return ember::copysign(*this, other); }
+Tensor Tensor::signbit() const { return ember::signbit(*this); }
+Tensor Tensor::isposinf() const { return ember::isposinf(*this); }
+Tensor Tensor::isneginf() const { return ember::isneginf(*this); }
+Tensor Tensor::logcumsumexp(int64_t dim) const { return ember::logcumsumexp(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return ember::cummax(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return ember::cummin(*this, dim); }
+Tensor Tensor::quantile(double q, std::optional<int64_t> dim, bool keepdim,
+                        std::string_view interpolation) const {
+  return ember::quantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::quantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                        std::string_view interpolation) const {
+  return ember::quantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(double q, std::optional<int64_t> dim, bool keepdim,
+                           std::string_view interpolation) const {
+  return ember::nanquantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                           std::string_view interpolation) const {
+  return ember::nanquantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanmedian() const { return ember::nanmedian(*this); }
+std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const {
+  return ember::nanmedian(*this, dim, keepdim);
+}
+Tensor Tensor::msort() const { return ember::msort(*this); }
+Tensor Tensor::bincount(const std::optional<Tensor>& weights, int64_t minlength) const {
+  return ember::bincount(*this, weights, minlength);
+}
+Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
+  return ember::histc(*this, bins, min, max);
+}
+std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t dim) const {
+  return ember::tensor_split(*this, sections, dim);
+}
+std::vector<Tensor> Tensor::tensor_split(IntArrayRef indices, int64_t dim) const {
+  return ember::tensor_split(*this, indices, dim);
+}
+std::vector<Tensor> Tensor::hsplit(int64_t sections) const { return ember::hsplit(*this, sections); }
+std::vector<Tensor> Tensor::hsplit(IntArrayRef indices) const { return ember::hsplit(*this, indices); }
+std::vector<Tensor> Tensor::vsplit(int64_t sections) const { return ember::vsplit(*this, sections); }
+std::vector<Tensor> Tensor::vsplit(IntArrayRef indices) const { return ember::vsplit(*this, indices); }
+std::vector<Tensor> Tensor::dsplit(int64_t sections) const { return ember::dsplit(*this, sections); }
+std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const { return ember::dsplit(*this, indices); }
+std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
+  return ember::split_with_sizes(*this, split_sizes, dim);
+}
+Tensor Tensor::ravel() const { return ember::ravel(*this); }
+Tensor Tensor::take_along_dim(const Tensor& indices, std::optional<int64_t> dim) const {
+  return ember::take_along_dim(*this, indices, dim);
+}
+
 Tensor Tensor::type_as(const Tensor& other) const { return to(other.dtype()); }
 
 namespace {

@@ -185,6 +185,54 @@ Tensor float_power(const Scalar& a, const Tensor& b) { return pow(a.toDouble(), 
 Tensor fmax(const Tensor& a, const Tensor& b) { return where(logical_or(a >= b, isnan(b)), a, b); }
 Tensor fmin(const Tensor& a, const Tensor& b) { return where(logical_or(a <= b, isnan(b)), a, b); }
 
+Tensor fmod(const Tensor& a, const Tensor& b) {
+  if (!a.is_floating_point() && !b.is_floating_point())
+    EMBER_CHECK_TYPED(!(b == 0).any().item<bool>(), InvalidArgument, "ZeroDivisionError");
+  // remainder() takes the divisor's sign; where it differs from the dividend's, step back by b.
+  const Tensor r = remainder(a, b);
+  const Tensor flip_sign = logical_and(r != 0, (r < 0) != (a < 0));
+  return where(flip_sign, r - b, r);
+}
+Tensor fmod(const Tensor& a, const Scalar& b) {
+  return fmod(a, scalar_like(b, a).to(b.is_floating_point() && !a.is_floating_point() ? get_default_dtype()
+                                                                                      : a.dtype()));
+}
+
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  const ScalarType dt = promote_types(a.dtype(), b.dtype());
+  if (is_floating_point(dt)) return floor(a.to(dt) / b.to(dt));
+  EMBER_CHECK_TYPED(!(b == 0).any().item<bool>(), InvalidArgument, "ZeroDivisionError");
+  return floor(a.to(kDouble) / b.to(kDouble)).to(dt);
+}
+Tensor floor_divide(const Tensor& a, const Scalar& b) {
+  return floor_divide(
+      a, scalar_like(b, a).to(b.is_floating_point() && !a.is_floating_point() ? get_default_dtype()
+                                                                              : a.dtype()));
+}
+
+Tensor signbit(const Tensor& x) {
+  if (x.dtype() == kBool) return zeros(x.sizes(), TensorOptions(kBool).device(x.device()));
+  if (!x.is_floating_point()) return x < 0;
+  // -0.0 compares equal to 0: its reciprocal is -inf.
+  return logical_or(x < 0, logical_and(x == 0, reciprocal(x) < 0));
+}
+
+Tensor copysign(const Tensor& a, const Tensor& b) {
+  const Tensor magnitude = abs(floating(a));
+  return where(signbit(b), -magnitude, magnitude);
+}
+Tensor copysign(const Tensor& a, const Scalar& b) { return copysign(a, scalar_like(b, a)); }
+
+Tensor isposinf(const Tensor& x) { return logical_and(isinf(x), x > 0); }
+Tensor isneginf(const Tensor& x) { return logical_and(isinf(x), x < 0); }
+
+Tensor rsub(const Tensor& x, const Tensor& other, const Scalar& alpha) { return sub(other, x, alpha); }
+Tensor rsub(const Tensor& x, const Scalar& other, const Scalar& alpha) {
+  return sub(scalar_like(other, x).to(
+                 other.is_floating_point() && !x.is_floating_point() ? get_default_dtype() : x.dtype()),
+             x, alpha);
+}
+
 Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   return clamp(x, min, max);
 }

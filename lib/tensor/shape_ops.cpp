@@ -8,6 +8,7 @@
 #include "autograd/grad_ops.h"
 #include "autograd/meta.h"
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "ember/ops.h"
 #include "ember/tensor_literal.h"
 #include "tensor/place_on_diagonal.h"
@@ -373,6 +374,133 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_vie
   }
   if (swap) std::swap(grids[0], grids[1]);
   return grids;
+}
+
+std::vector<Tensor> tensor_split(const Tensor& x, int64_t sections, int64_t dim) {
+  EMBER_CHECK_ARG(x.dim() > 0,
+                  "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+  EMBER_CHECK_ARG(sections > 0, "number of sections must be larger than 0, got {}", sections);
+  const int64_t d = wrap_dim(dim, x.dim(), "tensor_split");
+  const int64_t n = x.size(d), base = n / sections, extra = n % sections;
+  std::vector<Tensor> parts;
+  int64_t start = 0;
+  for (int64_t i = 0; i < sections; ++i) {
+    const int64_t len = base + (i < extra ? 1 : 0);
+    parts.push_back(x.narrow(d, start, len));
+    start += len;
+  }
+  return parts;
+}
+
+std::vector<Tensor> tensor_split(const Tensor& x, IntArrayRef indices, int64_t dim) {
+  EMBER_CHECK_ARG(x.dim() > 0,
+                  "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+  const int64_t d = wrap_dim(dim, x.dim(), "tensor_split");
+  const int64_t n = x.size(d);
+  std::vector<Tensor> parts;
+  int64_t start = 0;
+  // As Python slicing: indices beyond the size clamp, a smaller end gives an empty piece.
+  const auto clamp = [n](int64_t i) { return std::min(std::max<int64_t>(i < 0 ? i + n : i, 0), n); };
+  for (int64_t index : indices) {
+    const int64_t end = clamp(index);
+    parts.push_back(x.narrow(d, start, std::max<int64_t>(end - start, 0)));
+    start = std::max(start, end);
+  }
+  parts.push_back(x.narrow(d, start, n - start));
+  return parts;
+}
+
+namespace {
+// hsplit / vsplit / dsplit: at least min_dims dims, equal parts for an int.
+std::vector<Tensor> split_along(const Tensor& x, int64_t sections, int64_t dim, int64_t min_dims,
+                                const char* op) {
+  EMBER_CHECK_ARG(
+      x.dim() >= min_dims,
+      "torch.{} requires a tensor with at least {} dimension, but got a tensor with {} dimensions!", op,
+      min_dims, x.dim());
+  EMBER_CHECK_ARG(
+      sections != 0 && x.size(dim) % sections == 0,
+      "torch.{} attempted to split along dimension {}, but the size of the dimension {} is not divisible "
+      "by the split_size {}!",
+      op, dim, x.size(dim), sections);
+  return tensor_split(x, sections, dim);
+}
+std::vector<Tensor> split_at(const Tensor& x, IntArrayRef indices, int64_t dim, int64_t min_dims,
+                             const char* op) {
+  EMBER_CHECK_ARG(
+      x.dim() >= min_dims,
+      "torch.{} requires a tensor with at least {} dimension, but got a tensor with {} dimensions!", op,
+      min_dims, x.dim());
+  return tensor_split(x, indices, dim);
+}
+}  // namespace
+
+std::vector<Tensor> hsplit(const Tensor& x, int64_t sections) {
+  return split_along(x, sections, x.dim() == 1 ? 0 : 1, 1, "hsplit");
+}
+std::vector<Tensor> hsplit(const Tensor& x, IntArrayRef indices) {
+  return split_at(x, indices, x.dim() == 1 ? 0 : 1, 1, "hsplit");
+}
+std::vector<Tensor> vsplit(const Tensor& x, int64_t sections) {
+  return split_along(x, sections, 0, 2, "vsplit");
+}
+std::vector<Tensor> vsplit(const Tensor& x, IntArrayRef indices) {
+  return split_at(x, indices, 0, 2, "vsplit");
+}
+std::vector<Tensor> dsplit(const Tensor& x, int64_t sections) {
+  return split_along(x, sections, 2, 3, "dsplit");
+}
+std::vector<Tensor> dsplit(const Tensor& x, IntArrayRef indices) {
+  return split_at(x, indices, 2, 3, "dsplit");
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef split_sizes, int64_t dim) {
+  EMBER_CHECK_ARG(x.dim() > 0, "split expects at least a 1-dimensional tensor");
+  const int64_t d = wrap_dim(dim, x.dim(), "split_with_sizes");
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    EMBER_CHECK_ARG(
+        s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={}",
+        shape_str(split_sizes));
+    total += s;
+  }
+  EMBER_CHECK_ARG(
+      total == x.size(d),
+      "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {}), "
+      "but got split_sizes={}",
+      x.size(d), dim, shape_str(split_sizes));
+  std::vector<Tensor> parts;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    parts.push_back(x.narrow(d, start, s));
+    start += s;
+  }
+  return parts;
+}
+
+Tensor ravel(const Tensor& x) { return x.reshape({-1}); }
+Tensor concat(const std::vector<Tensor>& tensors, int64_t dim) { return cat(tensors, dim); }
+Tensor concatenate(const std::vector<Tensor>& tensors, int64_t dim) { return cat(tensors, dim); }
+
+Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {
+  EMBER_CHECK_ARG(indices.dtype() == kLong,
+                  "torch.take_along_dim(): dtype of indices should be Long but got {}",
+                  detail::torch_name(indices.dtype()));
+  if (!dim) return x.reshape({-1}).gather(0, indices.reshape({-1}));
+  EMBER_CHECK_ARG(
+      x.dim() == indices.dim(),
+      "torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} "
+      "dimensions for input, and {} dimensions for indices",
+      x.dim(), indices.dim());
+  const int64_t d = wrap_dim(*dim, x.dim(), "take_along_dim");
+  // Both broadcast over every dim but `dim`, which keeps its own sizes.
+  std::vector<int64_t> xs = x.sizes().vec(), is = indices.sizes().vec();
+  xs[size_t(d)] = is[size_t(d)] = 1;
+  std::vector<int64_t> shape = broadcast_shape(xs, is);
+  std::vector<int64_t> x_shape = shape, i_shape = shape;
+  x_shape[size_t(d)] = x.size(d);
+  i_shape[size_t(d)] = indices.size(d);
+  return x.expand(x_shape).gather(d, indices.expand(i_shape));
 }
 
 Tensor tile(const Tensor& x, IntArrayRef reps) {
