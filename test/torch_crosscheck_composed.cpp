@@ -33,12 +33,16 @@ struct Case {
   std::function<ember::Tensor(const EInputs&)> ours;
   std::function<torch::Tensor(const TInputs&)> theirs;
   double lo = -3, hi = 3;  // leaves uniform in [lo, hi)
+  // float32 results within this of libtorch's, relative to |libtorch's| + 1 (looser where
+  // both libraries evaluate an ill-conditioned formula in float: near lgamma's poles, sinc's
+  // cancelling gradient).
+  double f32_tol = 2e-5;
 };
 
 void run(const std::vector<Case>& cases) {
   for (ember::ScalarType dt : {ember::kDouble, ember::kFloat}) {
-    const double tol = dt == ember::kDouble ? 1e-10 : 2e-5;
     for (const Case& c : cases) {
+      const double tol = dt == ember::kDouble ? 1e-10 : c.f32_tol;
       INFO(c.name);
       EInputs leaves;
       for (const auto& s : c.shapes)
@@ -329,13 +333,15 @@ TEST_CASE("composed crosscheck: pointwise functions and reductions, values and g
   INFO("seed " << seed);
   ember::manual_seed(seed);
   auto unary = [](const char* name, ember::Tensor (*ours)(const ember::Tensor&),
-                  torch::Tensor (*theirs)(const torch::Tensor&), double lo, double hi) {
+                  torch::Tensor (*theirs)(const torch::Tensor&), double lo, double hi,
+                  double f32_tol = 2e-5) {
     return Case{name,
                 {{4, 5}},
                 [ours](const EInputs& x) { return ours(x[0]); },
                 [theirs](const TInputs& x) { return theirs(x[0]); },
                 lo,
-                hi};
+                hi,
+                f32_tol};
   };
   run({
       unary("asin", ember::asin, torch::asin, -0.99, 0.99),
@@ -349,15 +355,15 @@ TEST_CASE("composed crosscheck: pointwise functions and reductions, values and g
       unary("log2", ember::log2, torch::log2, 0.01, 50),
       unary("log10", ember::log10, torch::log10, 0.01, 50),
       unary("exp2", ember::exp2, torch::exp2, -8, 8),
-      unary("sinc", ember::sinc, torch::sinc, -4, 4),
+      unary("sinc", ember::sinc, torch::sinc, -4, 4, 2e-4),
       unary("deg2rad", ember::deg2rad, torch::deg2rad, -400, 400),
       unary("rad2deg", ember::rad2deg, torch::rad2deg, -7, 7),
       unary("frac", ember::frac, torch::frac, -9, 9),
       unary("erf", ember::erf, torch::erf, -3, 3),
       unary("erfc", ember::erfc, torch::erfc, -3, 3),
       unary("erfinv", ember::erfinv, torch::erfinv, -0.99, 0.99),
-      unary("lgamma", ember::lgamma, torch::lgamma, -4.5, 9),
-      unary("digamma", ember::digamma, torch::digamma, 0.05, 9),
+      unary("lgamma", ember::lgamma, torch::lgamma, -4.5, 9, 2e-4),
+      unary("digamma", ember::digamma, torch::digamma, 0.05, 9, 2e-4),
       {"logit",
        {{4, 5}},
        [](const EInputs& x) { return ember::logit(x[0]); },
@@ -830,10 +836,10 @@ TEST_CASE("composed crosscheck: remainders, signs, scans, quantiles, searching, 
        {{4, 5}},
        [](const EInputs& x) { return x[0].fmod(-1.25); },
        [](const TInputs& x) { return x[0].fmod(-1.25); }},
-      {"copysign",
-       {{4, 5}},
-       [](const EInputs& x) { return ember::copysign(x[0], x[0].flip({1}).detach()); },
-       [](const TInputs& x) { return torch::copysign(x[0], x[0].flip({1}).detach()); }},
+      {"copysign (the sign's gradient is zeros)",
+       {{4, 5}, {4, 5}},
+       [](const EInputs& x) { return ember::copysign(x[0], x[1]); },
+       [](const TInputs& x) { return torch::copysign(x[0], x[1]); }},
       {"rsub",
        {{4, 5}, {5}},
        [](const EInputs& x) { return ember::rsub(x[0], x[1], 2); },

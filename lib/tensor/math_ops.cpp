@@ -219,7 +219,11 @@ Tensor signbit(const Tensor& x) {
 
 Tensor copysign(const Tensor& a, const Tensor& b) {
   const Tensor magnitude = abs(floating(a));
-  return where(signbit(b), -magnitude, magnitude);
+  const Tensor result = where(signbit(b), -magnitude, magnitude);
+  if (!b.requires_grad() || !b.is_floating_point()) return result;
+  // b's gradient is zeros, as libtorch's (a sign has no slope); the added term is 0 (or
+  // -0.0, which leaves every sum unchanged) and finite whatever b holds.
+  return result + where(isfinite(b), b, zeros({}, b.options())) * 0;
 }
 Tensor copysign(const Tensor& a, const Scalar& b) { return copysign(a, scalar_like(b, a)); }
 
