@@ -26,8 +26,6 @@ constexpr double kLn10 = 2.30258509299404568402;
 // floating ops.
 Tensor floating(const Tensor& x) { return x.is_floating_point() ? x : x.to(get_default_dtype()); }
 
-TensorOptions long_options(const Tensor& x) { return TensorOptions(kLong).device(x.device()); }
-
 Tensor scalar_like(const Scalar& s, const Tensor& like) {
   return scalar_tensor(s, TensorOptions(s.is_floating_point() ? kDouble : kLong).device(like.device()));
 }
@@ -336,7 +334,7 @@ std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) {
   const int64_t n = in.size(d);
   EMBER_CHECK_TYPED(n > 0, InvalidArgument, "median(): Expected reduction dim {} to have non-zero size.",
                     dim);
-  Tensor position = full(keep_shape(in, d), (n - 1) / 2, long_options(in));
+  Tensor position = full(keep_shape(in, d), (n - 1) / 2, detail::long_on(in));
   if (in.is_floating_point()) {
     const Tensor nans = sum(isnan(in), {d}, true);
     position = where(nans > 0, n - nans, position);
@@ -351,7 +349,8 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, boo
   const int64_t d = detail::wrap_dim(dim, x.dim(), "kthvalue");
   EMBER_CHECK_TYPED(k >= 1 && k <= in.size(d), InvalidArgument,
                     "kthvalue(): selected number k out of range for dimension {}", d);
-  auto result = sorted_at(in, d, full(keep_shape(in, d), k - 1, long_options(in)), keepdim || x.dim() == 0);
+  auto result =
+      sorted_at(in, d, full(keep_shape(in, d), k - 1, detail::long_on(in)), keepdim || x.dim() == 0);
   if (x.dim() == 0) return {std::get<0>(result).reshape({}), std::get<1>(result).reshape({})};
   return result;
 }

@@ -15,13 +15,12 @@
 
 namespace ember {
 
+using detail::long_on;
 using detail::wrap_dim;
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-TensorOptions long_on(const Tensor& x) { return TensorOptions(kLong).device(x.device()); }
 
 // Positions 0..n-1 along d, broadcast to x's shape.
 Tensor positions_along(const Tensor& x, int64_t d) {

@@ -14,13 +14,12 @@
 
 namespace ember {
 
+using detail::long_on;
 using detail::shape_str;
 
 namespace {
 
 constexpr int64_t kBlockElements = int64_t{1} << 22;
-
-TensorOptions long_on(const Tensor& x) { return TensorOptions(kLong).device(x.device()); }
 
 // f(rows [r, ...]) for blocks of the leading dim of `rows`, joined along dim 0.
 template <class F>

@@ -11,17 +11,17 @@
 #include "core/torch_dtype_name.h"
 #include "ember/ops.h"
 #include "ember/tensor_literal.h"
+#include "iter/elementwise_iter.h"
 #include "tensor/place_on_diagonal.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
 
+using detail::long_on;
 using detail::shape_str;
 using detail::wrap_dim;
 
 namespace {
-
-TensorOptions long_on(const Tensor& x) { return TensorOptions(kLong).device(x.device()); }
 
 // True where column - row <= diagonal (lower) or >= diagonal (upper) of the last two dims.
 Tensor triangle(const Tensor& x, int64_t diagonal, bool lower) {
@@ -68,22 +68,6 @@ Tensor roll_one(const Tensor& x, int64_t shift, int64_t dim) {
   const int64_t s = ((shift % n) + n) % n;
   if (s == 0) return x.clone();
   return cat({x.narrow(dim, n - s, s), x.narrow(dim, 0, n - s)}, dim);
-}
-
-// The broadcast of two shapes, with libtorch's error.
-std::vector<int64_t> broadcast_shape(IntArrayRef a, IntArrayRef b) {
-  const size_t n = std::max(a.size(), b.size());
-  std::vector<int64_t> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    EMBER_CHECK_ARG(
-        da == db || da == 1 || db == 1,
-        "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {}", da,
-        db, i);
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
 }
 
 void check_not_empty(const std::vector<Tensor>& tensors, const char* op) {
@@ -287,7 +271,8 @@ Tensor broadcast_to(const Tensor& x, IntArrayRef size) { return x.expand(size); 
 
 std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
   std::vector<int64_t> shape;
-  for (const Tensor& t : tensors) shape = broadcast_shape(shape, t.sizes());
+  for (const Tensor& t : tensors)
+    shape = detail::broadcast_shapes(shape, t.sizes(), "broadcast_tensors").ref().vec();
   std::vector<Tensor> out;
   for (const Tensor& t : tensors) out.push_back(t.expand(shape));
   return out;
@@ -412,12 +397,15 @@ std::vector<Tensor> tensor_split(const Tensor& x, IntArrayRef indices, int64_t d
 
 namespace {
 // hsplit / vsplit / dsplit: at least min_dims dims, equal parts for an int.
-std::vector<Tensor> split_along(const Tensor& x, int64_t sections, int64_t dim, int64_t min_dims,
-                                const char* op) {
+void check_split_dims(const Tensor& x, int64_t min_dims, const char* op) {
   EMBER_CHECK_ARG(
       x.dim() >= min_dims,
       "torch.{} requires a tensor with at least {} dimension, but got a tensor with {} dimensions!", op,
       min_dims, x.dim());
+}
+std::vector<Tensor> split_along(const Tensor& x, int64_t sections, int64_t dim, int64_t min_dims,
+                                const char* op) {
+  check_split_dims(x, min_dims, op);
   EMBER_CHECK_ARG(
       sections != 0 && x.size(dim) % sections == 0,
       "torch.{} attempted to split along dimension {}, but the size of the dimension {} is not divisible "
@@ -427,10 +415,7 @@ std::vector<Tensor> split_along(const Tensor& x, int64_t sections, int64_t dim, 
 }
 std::vector<Tensor> split_at(const Tensor& x, IntArrayRef indices, int64_t dim, int64_t min_dims,
                              const char* op) {
-  EMBER_CHECK_ARG(
-      x.dim() >= min_dims,
-      "torch.{} requires a tensor with at least {} dimension, but got a tensor with {} dimensions!", op,
-      min_dims, x.dim());
+  check_split_dims(x, min_dims, op);
   return tensor_split(x, indices, dim);
 }
 }  // namespace
@@ -496,7 +481,7 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int6
   // Both broadcast over every dim but `dim`, which keeps its own sizes.
   std::vector<int64_t> xs = x.sizes().vec(), is = indices.sizes().vec();
   xs[size_t(d)] = is[size_t(d)] = 1;
-  std::vector<int64_t> shape = broadcast_shape(xs, is);
+  std::vector<int64_t> shape = detail::broadcast_shapes(xs, is, "take_along_dim").ref().vec();
   std::vector<int64_t> x_shape = shape, i_shape = shape;
   x_shape[size_t(d)] = x.size(d);
   i_shape[size_t(d)] = indices.size(d);

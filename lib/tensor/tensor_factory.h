@@ -41,5 +41,7 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 void check_sizes(IntArrayRef sizes, const char* op);
 /// "[2, 3]" for messages.
 std::string shape_str(IntArrayRef sizes);
+/// int64 on t's device: the options of index and position tensors made for t.
+inline TensorOptions long_on(const Tensor& t) { return TensorOptions(kLong).device(t.device()); }
 
 }  // namespace ember::detail
