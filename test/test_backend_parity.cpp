@@ -184,6 +184,7 @@ std::vector<OpEntry> make_table() {
   set(Op::Lgamma, unary([](const Tensor& x) { return lgamma(x); }, -4.5, 8));
   set(Op::Digamma, unary([](const Tensor& x) { return digamma(x); }, -4.5, 8));
   set(Op::Trigamma, unary([](const Tensor& x) { return polygamma(1, x); }, -4.5, 8));
+  set(Op::BitwiseNot, unary([](const Tensor& x) { return bitwise_not(x); }));
   set(Op::IsNan, unary([](const Tensor& x) { return isnan(x); }));
   set(Op::IsInf, unary([](const Tensor& x) { return isinf(x); }));
   set(Op::LogicalNot, unary([](const Tensor& x) { return logical_not(x); }));
@@ -212,6 +213,15 @@ std::vector<OpEntry> make_table() {
   set(Op::LogicalAnd, binary([](const Tensor& a, const Tensor& b) { return logical_and(a, b); }));
   set(Op::LogicalOr, binary([](const Tensor& a, const Tensor& b) { return logical_or(a, b); }));
   set(Op::LogicalXor, binary([](const Tensor& a, const Tensor& b) { return logical_xor(a, b); }));
+  set(Op::BitwiseAnd, binary([](const Tensor& a, const Tensor& b) { return bitwise_and(a, b); }));
+  set(Op::BitwiseOr, binary([](const Tensor& a, const Tensor& b) { return bitwise_or(a, b); }));
+  set(Op::BitwiseXor, binary([](const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); }));
+  // Counts from -5 to 10: negative ones and, for int8, ones past the width.
+  set(Op::LeftShift, binary([](const Tensor& a, const Tensor& b) { return bitwise_left_shift(a, b); }));
+  set(Op::RightShift, binary([](const Tensor& a, const Tensor& b) { return bitwise_right_shift(a, b); }));
+  set(Op::Gcd, binary([](const Tensor& a, const Tensor& b) { return gcd(a, b); }));
+  set(Op::Lcm, binary([](const Tensor& a, const Tensor& b) { return lcm(a, b); }));
+  set(Op::Nextafter, binary([](const Tensor& a, const Tensor& b) { return nextafter(a, b); }));
   set(Op::IsClose, [](const Ctx& c) {
     Tensor a = random_of({33, 70}, c.dt), b = random_of({33, 70}, c.dt);
     if (is_floating_point(c.dt)) {  // NaN and infinities in some places of both

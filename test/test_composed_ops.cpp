@@ -14,28 +14,10 @@
 using namespace ember;
 using autograd::variable_list;
 using ember_test::dvalues;
+using namespace ember_test::grad;
 
 namespace {
 
-using Fn = std::function<Tensor(const variable_list&)>;
-
-Tensor input(IntArrayRef sizes, double lo = -1, double hi = 1) {
-  return (rand(sizes, kDouble) * (hi - lo) + lo).requires_grad_();
-}
-
-bool check(const Fn& f, const variable_list& inputs) {
-  return autograd::gradcheck([&](const variable_list& v) -> variable_list { return {f(v)}; }, inputs);
-}
-
-// The first derivative, weighted by a fixed cotangent, is itself differentiable.
-bool check_second(const Fn& f, const variable_list& inputs) {
-  const Tensor weights = rand(f(inputs).sizes(), kDouble);
-  return autograd::gradcheck(
-      [&](const variable_list& v) -> variable_list {
-        return autograd::grad({(f(v) * weights).sum()}, v, {}, true, true, true);
-      },
-      inputs, 1e-6, 1e-4, 1e-3);
-}
 
 }  // namespace
 

@@ -330,6 +330,21 @@ TEST_CASE("cuda: binary ops match the CPU, with broadcast and Scalar operands") 
   compare_binary("logical_or", Op::LogicalOr, [](const Tensor& a, const Tensor& b) { return logical_or(a, b); });
   compare_binary("logical_xor", Op::LogicalXor, [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); });
   compare_binary("isclose", Op::IsClose, [](const Tensor& a, const Tensor& b) { return isclose(a, b, 0.5, 0.5); });
+  compare_binary("bitwise_and", Op::BitwiseAnd,
+                 [](const Tensor& a, const Tensor& b) { return bitwise_and(a, b); });
+  compare_binary("bitwise_or", Op::BitwiseOr,
+                 [](const Tensor& a, const Tensor& b) { return bitwise_or(a, b); });
+  compare_binary("bitwise_xor", Op::BitwiseXor,
+                 [](const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); });
+  compare_binary("left shift", Op::LeftShift,
+                 [](const Tensor& a, const Tensor& b) { return bitwise_left_shift(a, b); });
+  compare_binary("right shift", Op::RightShift,
+                 [](const Tensor& a, const Tensor& b) { return bitwise_right_shift(a, b); });
+  compare_binary("gcd", Op::Gcd, [](const Tensor& a, const Tensor& b) { return gcd(a, b); });
+  compare_binary("lcm", Op::Lcm, [](const Tensor& a, const Tensor& b) { return lcm(a, b); });
+  compare_binary("nextafter", Op::Nextafter,
+                 [](const Tensor& a, const Tensor& b) { return nextafter(a, b); });
+  compare_unary("bitwise_not", Op::BitwiseNot, [](const Tensor& x) { return bitwise_not(x); });
   // Scalar operands (passed by value to the kernel), on both sides.
   for (ScalarType dt : {kInt32, kHalf, kFloat, kDouble}) {
     Tensor a = random_cpu({40, 50}, dt), ag = a.to(kGpu);

@@ -15,15 +15,10 @@
 using namespace ember;
 using autograd::variable_list;
 using ember_test::dvalues;
+using namespace ember_test::grad;
 
 namespace {
 
-using Fn = std::function<Tensor(const variable_list&)>;
-
-// A float64 leaf of `sizes` with values in [lo, hi).
-Tensor input(IntArrayRef sizes, double lo = -1, double hi = 1) {
-  return (rand(sizes, kDouble) * (hi - lo) + lo).requires_grad_();
-}
 // Values in [lo, hi) with a random sign: away from the kinks of abs, relu, clamp at 0.
 Tensor away_from_zero(IntArrayRef sizes, double lo = 0.2, double hi = 1) {
   Tensor mag = rand(sizes, kDouble) * (hi - lo) + lo;
@@ -33,24 +28,6 @@ Tensor away_from_zero(IntArrayRef sizes, double lo = 0.2, double hi = 1) {
 // A strided (transposed) leaf: the op sees non-contiguous memory.
 Tensor transposed(int64_t rows, int64_t cols, double lo = -1, double hi = 1) {
   return (rand({cols, rows}, kDouble) * (hi - lo) + lo).t().requires_grad_();
-}
-
-bool check(const Fn& f, const variable_list& inputs, double atol = 1e-5, double rtol = 1e-3) {
-  return autograd::gradcheck([&](const variable_list& v) -> variable_list { return {f(v)}; }, inputs, 1e-6, atol,
-                             rtol);
-}
-
-// gradgradcheck: the first derivative (weighted by a fixed random cotangent) is itself
-// differentiable, so its own gradient matches finite differences of it.
-bool check_second(const Fn& f, const variable_list& inputs) {
-  Tensor probe = f(inputs);
-  Tensor weights = rand(probe.sizes(), kDouble);
-  return autograd::gradcheck(
-      [&](const variable_list& v) -> variable_list {
-        Tensor y = f(v);
-        return autograd::grad({(y * weights).sum()}, v, {}, true, true, true);
-      },
-      inputs, 1e-6, 1e-4, 1e-3);
 }
 
 }  // namespace

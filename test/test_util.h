@@ -1,14 +1,14 @@
 #pragma once
 // Helpers shared by the test files: a tensor's values as float64, a fresh random seed.
 
-#include <ember/ember.h>
-
 #include <dirent.h>
+#include <ember/ember.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -101,5 +101,34 @@ struct TempDir {
     return r;
   }
 };
+
+/// Float64 gradcheck helpers shared by the autograd test files.
+namespace grad {
+using Fn = std::function<ember::Tensor(const ember::autograd::variable_list&)>;
+
+/// A float64 leaf of `sizes` with values in [lo, hi).
+inline ember::Tensor input(ember::IntArrayRef sizes, double lo = -1, double hi = 1) {
+  return (ember::rand(sizes, ember::kDouble) * (hi - lo) + lo).requires_grad_();
+}
+
+/// gradcheck of a one-output function.
+inline bool check(const Fn& f, const ember::autograd::variable_list& inputs, double atol = 1e-5,
+                  double rtol = 1e-3) {
+  return ember::autograd::gradcheck(
+      [&](const ember::autograd::variable_list& v) -> ember::autograd::variable_list { return {f(v)}; },
+      inputs, 1e-6, atol, rtol);
+}
+
+/// gradgradcheck: the first derivative (weighted by a fixed random cotangent) is itself
+/// differentiable, so its own gradient matches finite differences of it.
+inline bool check_second(const Fn& f, const ember::autograd::variable_list& inputs) {
+  const ember::Tensor weights = ember::rand(f(inputs).sizes(), ember::kDouble);
+  return ember::autograd::gradcheck(
+      [&](const ember::autograd::variable_list& v) -> ember::autograd::variable_list {
+        return ember::autograd::grad({(f(v) * weights).sum()}, v, {}, true, true, true);
+      },
+      inputs, 1e-6, 1e-4, 1e-3);
+}
+}  // namespace grad
 
 }  // namespace ember_test

@@ -98,4 +98,12 @@ inline std::string torch_error(const std::function<void()>& f) {
   return "<no error>";
 }
 
+/// Ember's message contains the first line of libtorch's (ember may name the op first).
+inline void same_error(const std::function<void()>& ours, const std::function<void()>& theirs) {
+  const std::string mine = ember_error(ours), reference = torch_error(theirs);
+  INFO("ember: " << mine << "\nlibtorch: " << reference);
+  CHECK(reference != "<no error>");
+  CHECK(mine.find(reference.substr(0, reference.find('\n'))) != std::string::npos);
+}
+
 }  // namespace crosscheck

@@ -146,7 +146,7 @@ struct SelectArgs {
   int64_t dim_size = 0;        // the indexed operand's size along dim
   int64_t indexed_stride = 0;  // the indexed operand's stride along dim
   ScalarType dtype = ScalarType::Float;
-  int reduce = 0;              // scatter: 0 assigns, 1 adds, 2 multiplies
+  int reduce = 0;              // scatter: 0 assigns, 1 adds, 2 multiplies, 3 max, 4 min
   bool in_is_scalar = false;   // scatter of a value: it is in scalar_value (dtype's bytes)
   alignas(8) char scalar_value[8] = {};
 };

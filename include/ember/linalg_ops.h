@@ -43,4 +43,36 @@ EMBER_API Tensor chain_matmul(const std::vector<Tensor>& matrices);
 EMBER_API Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0,
                        std::optional<int64_t> compute_mode = {});
 
+// ---- square matrices, batched over leading dims (lib/tensor/linalg_decompositions.cpp).
+// The factorizations run on the host in float64 (a CUDA tensor is copied there and back).
+EMBER_API Tensor det(const Tensor& a);
+/// (sign of det, log |det|); a singular matrix gives (0, -inf).
+EMBER_API std::tuple<Tensor, Tensor> slogdet(const Tensor& a);
+/// log det: NaN where det < 0, -inf where it is 0.
+EMBER_API Tensor logdet(const Tensor& a);
+/// A singular matrix is an error that names its zero pivot.
+EMBER_API Tensor inverse(const Tensor& a);
+/// The lower (or upper) Cholesky factor of a symmetric positive-definite matrix, from its
+/// lower triangle.
+EMBER_API Tensor cholesky(const Tensor& a, bool upper = false);
+/// A^n by repeated squaring; n < 0 powers the inverse; n = 0 gives identities.
+EMBER_API Tensor matrix_power(const Tensor& a, int64_t n);
+EMBER_API Tensor linalg_inv(const Tensor& a);
+EMBER_API Tensor linalg_det(const Tensor& a);
+EMBER_API std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& a);
+EMBER_API Tensor linalg_cholesky(const Tensor& a, bool upper = false);
+/// X with A X = B (left) or X A = B; B a matrix, or one vector per matrix.
+EMBER_API Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left = true);
+EMBER_API Tensor linalg_matrix_power(const Tensor& a, int64_t n);
+
+/// torch::linalg's spellings.
+namespace linalg {
+EMBER_API Tensor inv(const Tensor& a);
+EMBER_API Tensor det(const Tensor& a);
+EMBER_API std::tuple<Tensor, Tensor> slogdet(const Tensor& a);
+EMBER_API Tensor cholesky(const Tensor& a, bool upper = false);
+EMBER_API Tensor solve(const Tensor& a, const Tensor& b, bool left = true);
+EMBER_API Tensor matrix_power(const Tensor& a, int64_t n);
+}  // namespace linalg
+
 }  // namespace ember

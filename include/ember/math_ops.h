@@ -67,6 +67,13 @@ EMBER_API Tensor floor_divide(const Tensor& a, const Scalar& b);
 EMBER_API Tensor copysign(const Tensor& a, const Tensor& b);
 EMBER_API Tensor copysign(const Tensor& a, const Scalar& b);
 EMBER_API Tensor signbit(const Tensor& x);
+/// 0 where x < 0, values where x == 0, 1 where x > 0 (x and values of one dtype).
+EMBER_API Tensor heaviside(const Tensor& x, const Tensor& values);
+/// x * 2^other.
+EMBER_API Tensor ldexp(const Tensor& x, const Tensor& other);
+/// (mantissa, exponent): x = mantissa * 2^exponent with 0.5 <= |mantissa| < 1, exponent
+/// int32; 0, inf and NaN give (x, 0).
+EMBER_API std::tuple<Tensor, Tensor> frexp(const Tensor& x);
 EMBER_API Tensor isposinf(const Tensor& x);
 EMBER_API Tensor isneginf(const Tensor& x);
 /// other - alpha * x.
@@ -146,5 +153,63 @@ EMBER_API Tensor histc(const Tensor& x, int64_t bins = 100, const Scalar& min = 
 /// The k-th smallest element along dim (k from 1) and its index.
 EMBER_API std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1,
                                               bool keepdim = false);
+
+// ---- distinct values (lib/tensor/unique_ops.cpp). Outputs not asked for are empty
+// tensors, as libtorch's; each NaN counts as a value of its own.
+/// (sorted distinct values, inverse indices of x's shape, counts).
+EMBER_API std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& x, bool sorted = true,
+                                                      bool return_inverse = false,
+                                                      bool return_counts = false);
+EMBER_API std::tuple<Tensor, Tensor> _unique(const Tensor& x, bool sorted = true,
+                                             bool return_inverse = false);
+/// Distinct slices along dim (sorted lexicographically).
+EMBER_API std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool sorted = true,
+                                                        bool return_inverse = false,
+                                                        bool return_counts = false);
+/// Runs of equal consecutive values (or slices along dim) reduced to one.
+EMBER_API std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse = false,
+                                                                bool return_counts = false,
+                                                                std::optional<int64_t> dim = {});
+EMBER_API std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& x, int64_t dim,
+                                                                    bool return_inverse = false,
+                                                                    bool return_counts = false);
+
+// ---- statistics and integration (lib/tensor/statistics_ops.cpp)
+/// The covariance matrix of the rows of x (variables) over its columns (observations).
+EMBER_API Tensor cov(const Tensor& x, int64_t correction = 1, const std::optional<Tensor>& fweights = {},
+                     const std::optional<Tensor>& aweights = {});
+/// Pearson's correlation coefficients of the rows of x.
+EMBER_API Tensor corrcoef(const Tensor& x);
+/// The trapezoid rule along dim, at sample points x or a constant spacing dx.
+EMBER_API Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+EMBER_API Tensor trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+EMBER_API Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim = -1);
+EMBER_API Tensor trapz(const Tensor& y, double dx = 1, int64_t dim = -1);
+/// The running trapezoid sums along dim (one fewer element).
+EMBER_API Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+EMBER_API Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+
+// ---- window functions (periodic: the first n of an n+1 symmetric window)
+EMBER_API Tensor hann_window(int64_t window_length, bool periodic = true, const TensorOptions& options = {});
+EMBER_API Tensor hamming_window(int64_t window_length, bool periodic = true, double alpha = 0.54,
+                                double beta = 0.46, const TensorOptions& options = {});
+EMBER_API Tensor blackman_window(int64_t window_length, bool periodic = true,
+                                 const TensorOptions& options = {});
+EMBER_API Tensor bartlett_window(int64_t window_length, bool periodic = true,
+                                 const TensorOptions& options = {});
+EMBER_API Tensor hann_window(int64_t window_length, const TensorOptions& options);
+EMBER_API Tensor hamming_window(int64_t window_length, const TensorOptions& options);
+EMBER_API Tensor blackman_window(int64_t window_length, const TensorOptions& options);
+EMBER_API Tensor bartlett_window(int64_t window_length, const TensorOptions& options);
+
+// ---- dtype queries
+/// The dtype an op on these operands computes in (libtorch's result_type).
+EMBER_API ScalarType result_type(const Tensor& a, const Tensor& b);
+EMBER_API ScalarType result_type(const Tensor& a, const Scalar& b);
+EMBER_API ScalarType result_type(const Scalar& a, const Tensor& b);
+EMBER_API ScalarType result_type(const Scalar& a, const Scalar& b);
+/// Whether an in-place op may write a `from` result into a `to` tensor (no floating to
+/// integral, nothing but bool to bool).
+EMBER_API bool can_cast(ScalarType from, ScalarType to);
 
 }  // namespace ember

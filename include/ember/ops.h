@@ -111,6 +111,32 @@ EMBER_API Tensor logical_and(const Tensor& a, const Tensor& b);
 EMBER_API Tensor logical_or(const Tensor& a, const Tensor& b);
 EMBER_API Tensor logical_xor(const Tensor& a, const Tensor& b);
 
+// ---- integer ops (lib/dispatch/binary_ops.cpp): bitwise ones on integers and bool,
+// shifts, gcd and lcm on integers; a floating operand is libtorch's NotImplemented.
+EMBER_API Tensor bitwise_and(const Tensor& a, const Tensor& b);
+EMBER_API Tensor bitwise_and(const Tensor& a, const Scalar& b);
+EMBER_API Tensor bitwise_and(const Scalar& a, const Tensor& b);
+EMBER_API Tensor bitwise_or(const Tensor& a, const Tensor& b);
+EMBER_API Tensor bitwise_or(const Tensor& a, const Scalar& b);
+EMBER_API Tensor bitwise_or(const Scalar& a, const Tensor& b);
+EMBER_API Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+EMBER_API Tensor bitwise_xor(const Tensor& a, const Scalar& b);
+EMBER_API Tensor bitwise_xor(const Scalar& a, const Tensor& b);
+EMBER_API Tensor bitwise_not(const Tensor& x);
+/// Shifts as PyTorch 2 defines them: a left shift by the width or more, or by a negative
+/// count, gives 0; a right shift by such a count gives 0, or -1 for a negative value.
+EMBER_API Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+EMBER_API Tensor bitwise_left_shift(const Tensor& a, const Scalar& b);
+EMBER_API Tensor bitwise_left_shift(const Scalar& a, const Tensor& b);
+EMBER_API Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
+EMBER_API Tensor bitwise_right_shift(const Tensor& a, const Scalar& b);
+EMBER_API Tensor bitwise_right_shift(const Scalar& a, const Tensor& b);
+/// The non-negative gcd (gcd(0, 0) = 0) and lcm (0 when either is 0).
+EMBER_API Tensor gcd(const Tensor& a, const Tensor& b);
+EMBER_API Tensor lcm(const Tensor& a, const Tensor& b);
+/// The next representable value after a towards b (float and double).
+EMBER_API Tensor nextafter(const Tensor& a, const Tensor& b);
+
 // ---- out variants (as at::add_out): write into an existing tensor of the result's shape
 EMBER_API Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 EMBER_API Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);

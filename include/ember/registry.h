@@ -41,15 +41,18 @@ class StreamEvents;
 #define EMBER_FORALL_OPS(_)                                                                                  \
   /* elementwise: nullary */                                                                                 \
   _(Fill)                                                                                                    \
-  _(Arange) _(Uniform) _(Normal) _(RandInt)                                                                  \
-      _(RandPerm) /* elementwise: unary (Copy casts from dtype to out_dtype) */                              \
+  _(Arange)                                                                                                  \
+  _(Uniform)                                                                                                 \
+  _(Normal)                                                                                                  \
+  _(RandInt) _(RandPerm) /* elementwise: unary (Copy casts from dtype to out_dtype) */                       \
       _(Copy) _(Neg) _(Abs) _(Sign) _(Exp) _(Log) _(Log1p) _(Expm1) _(Sqrt) _(Rsqrt) _(Square) _(Sin) _(Cos) \
           _(Tan) _(Tanh) _(Sigmoid) _(Relu) _(Gelu) _(Floor) _(Ceil) _(Round) _(Trunc) _(Reciprocal)         \
               _(IsNan) _(IsInf) _(LogicalNot) _(Clamp) _(Erf) _(Erfc) _(Erfinv) _(Lgamma) _(Digamma)         \
-                  _(Trigamma) /* elementwise: binary */                                                      \
+                  _(Trigamma) _(BitwiseNot) /* elementwise: binary */                                        \
       _(Add) _(Sub) _(Mul) _(Div) _(Remainder) _(Pow) _(Maximum) _(Minimum) _(Atan2) _(Eq) _(Ne) _(Lt) _(Le) \
-          _(Gt) _(Ge) _(LogicalAnd) _(LogicalOr) _(LogicalXor) _(IsClose) /* elementwise: ternary */         \
-      _(Where) _(Lerp) _(Addcmul) _(Addcdiv)                              /* reductions */                   \
+          _(Gt) _(Ge) _(LogicalAnd) _(LogicalOr) _(LogicalXor) _(IsClose) _(BitwiseAnd) _(BitwiseOr)         \
+              _(BitwiseXor) _(LeftShift) _(RightShift) _(Gcd) _(Lcm) _(Nextafter) /* elementwise: ternary */ \
+      _(Where) _(Lerp) _(Addcmul) _(Addcdiv)                                      /* reductions */           \
       _(Sum) _(Prod) _(Max) _(Min) _(ArgMax) _(ArgMin) _(All) _(Any) _(Var) _(Norm)                          \
           _(LogSumExp)                   /* along one dim */                                                 \
       _(Softmax) _(LogSoftmax) _(Cumsum) /* linear algebra */                                                \

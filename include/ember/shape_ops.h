@@ -96,4 +96,29 @@ EMBER_API Tensor repeat_interleave(const Tensor& repeats);
 EMBER_API Tensor diff(const Tensor& x, int64_t n = 1, int64_t dim = -1,
                       const std::optional<Tensor>& prepend = {}, const std::optional<Tensor>& append = {});
 
+// ---- matrices built from pieces (lib/tensor/combine_ops.cpp)
+/// The last two dims swapped (libtorch's adjoint; ember's tensors are real).
+EMBER_API Tensor adjoint(const Tensor& x);
+/// The flattened x on the `offset` diagonal of a square matrix.
+EMBER_API Tensor diagflat(const Tensor& x, int64_t offset = 0);
+/// The tensors (0-, 1- or 2-D) along the diagonal of one matrix, zeros elsewhere.
+EMBER_API Tensor block_diag(const std::vector<Tensor>& tensors);
+/// Every combination of one element of each 1-D tensor, one per row.
+EMBER_API Tensor cartesian_prod(const std::vector<Tensor>& tensors);
+/// The length-r combinations of a 1-D tensor's elements (with_replacement: repeats too), in order.
+EMBER_API Tensor combinations(const Tensor& x, int64_t r = 2, bool with_replacement = false);
+
+// ---- writes at indexed positions (lib/tensor/indexed_writes.cpp), out of place
+/// self with the entries at `index` along dim set to value (a number or a 0-dim tensor).
+EMBER_API Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+EMBER_API Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
+/// self where mask is false; where it is true, source's elements in row-major order.
+EMBER_API Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+/// self with its flat (row-major) positions `index` set to (or increased by) source.
+EMBER_API Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
+/// scatter that reduces what lands on one position: "sum", "prod", "mean", "amax" or
+/// "amin", counting self's value unless include_self is false.
+EMBER_API Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                std::string_view reduce, bool include_self = true);
+
 }  // namespace ember

@@ -208,6 +208,40 @@ class EMBER_API Tensor {
   Tensor logical_or(const Tensor& other) const;
   Tensor logical_xor(const Tensor& other) const;
   Tensor logical_not() const;
+  // bitwise ops take integer and bool tensors; shifts, gcd and lcm integers only
+  Tensor bitwise_and(const Tensor& other) const;
+  Tensor bitwise_and(const Scalar& other) const;
+  Tensor& bitwise_and_(const Tensor& other) const;
+  Tensor& bitwise_and_(const Scalar& other) const;
+  Tensor bitwise_or(const Tensor& other) const;
+  Tensor bitwise_or(const Scalar& other) const;
+  Tensor& bitwise_or_(const Tensor& other) const;
+  Tensor& bitwise_or_(const Scalar& other) const;
+  Tensor bitwise_xor(const Tensor& other) const;
+  Tensor bitwise_xor(const Scalar& other) const;
+  Tensor& bitwise_xor_(const Tensor& other) const;
+  Tensor& bitwise_xor_(const Scalar& other) const;
+  Tensor bitwise_not() const;
+  Tensor& bitwise_not_() const;
+  Tensor bitwise_left_shift(const Tensor& other) const;
+  Tensor bitwise_left_shift(const Scalar& other) const;
+  Tensor& bitwise_left_shift_(const Tensor& other) const;
+  Tensor& bitwise_left_shift_(const Scalar& other) const;
+  Tensor bitwise_right_shift(const Tensor& other) const;
+  Tensor bitwise_right_shift(const Scalar& other) const;
+  Tensor& bitwise_right_shift_(const Tensor& other) const;
+  Tensor& bitwise_right_shift_(const Scalar& other) const;
+  Tensor gcd(const Tensor& other) const;
+  Tensor& gcd_(const Tensor& other) const;
+  Tensor lcm(const Tensor& other) const;
+  Tensor& lcm_(const Tensor& other) const;
+  Tensor nextafter(const Tensor& other) const;
+  Tensor& nextafter_(const Tensor& other) const;
+  Tensor heaviside(const Tensor& values) const;
+  Tensor& heaviside_(const Tensor& values) const;
+  Tensor ldexp(const Tensor& other) const;
+  Tensor& ldexp_(const Tensor& other) const;
+  std::tuple<Tensor, Tensor> frexp() const;
 
   Tensor neg() const;
   Tensor abs() const;
@@ -455,6 +489,36 @@ class EMBER_API Tensor {
   Tensor new_ones(IntArrayRef size, const TensorOptions& options = {}) const;
   Tensor new_full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options = {}) const;
   Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
+  /// The last two dims transposed (mT); for real tensors mH and adjoint are the same.
+  Tensor mT() const;
+  Tensor mH() const;
+  Tensor adjoint() const;
+  Tensor diagflat(int64_t offset = 0) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const;
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true) const;
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                          bool include_self = true) const;
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  std::tuple<Tensor, Tensor, Tensor> unique_consecutive(bool return_inverse = false,
+                                                        bool return_counts = false,
+                                                        std::optional<int64_t> dim = {}) const;
+  Tensor cov(int64_t correction = 1, const std::optional<Tensor>& fweights = {},
+             const std::optional<Tensor>& aweights = {}) const;
+  Tensor corrcoef() const;
+  // linear algebra of square matrices (batched over leading dims; ember/linalg_ops.h)
+  Tensor det() const;
+  std::tuple<Tensor, Tensor> slogdet() const;
+  Tensor logdet() const;
+  Tensor inverse() const;
+  Tensor cholesky(bool upper = false) const;
+  Tensor matrix_power(int64_t n) const;
 
   // ---- autograd (API.md section 9; lib/autograd)
   const Tensor& requires_grad_(bool requires_grad = true) const;
@@ -539,6 +603,13 @@ class EMBER_API Tensor {
   Tensor& operator+=(const Scalar& other) { return add_(other); }
   Tensor& operator-=(const Tensor& other) { return sub_(other); }
   Tensor& operator-=(const Scalar& other) { return sub_(other); }
+  Tensor& operator&=(const Tensor& other) { return bitwise_and_(other); }
+  Tensor& operator&=(const Scalar& other) { return bitwise_and_(other); }
+  Tensor& operator|=(const Tensor& other) { return bitwise_or_(other); }
+  Tensor& operator|=(const Scalar& other) { return bitwise_or_(other); }
+  Tensor& operator^=(const Tensor& other) { return bitwise_xor_(other); }
+  Tensor& operator^=(const Scalar& other) { return bitwise_xor_(other); }
+  Tensor operator~() const { return bitwise_not(); }
   Tensor& operator*=(const Tensor& other) { return mul_(other); }
   Tensor& operator*=(const Scalar& other) { return mul_(other); }
   Tensor& operator/=(const Tensor& other) { return div_(other); }
@@ -601,6 +672,15 @@ EMBER_API Tensor operator%(const Scalar& a, const Tensor& b);
 EMBER_API Tensor operator&&(const Tensor& a, const Tensor& b);
 EMBER_API Tensor operator||(const Tensor& a, const Tensor& b);
 EMBER_API Tensor operator!(const Tensor& a);
+EMBER_API Tensor operator&(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator&(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator&(const Scalar& a, const Tensor& b);
+EMBER_API Tensor operator|(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator|(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator|(const Scalar& a, const Tensor& b);
+EMBER_API Tensor operator^(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator^(const Tensor& a, const Scalar& b);
+EMBER_API Tensor operator^(const Scalar& a, const Tensor& b);
 EMBER_API Tensor operator-(const Tensor& a);
 
 /// libtorch's at::TensorList: a non-owning view of tensors.

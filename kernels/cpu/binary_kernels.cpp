@@ -3,12 +3,13 @@
 #include <atomic>
 #include <cmath>
 
-#include "cpu/cpu_loops.h"
-#include "cpu/dense_f32.h"
-#include "cpu/streaming_f32.h"
+#include "bit_math.h"
 #include "core/dtype_dispatch.h"
 #include "core/isclose_rule.h"
+#include "cpu/cpu_loops.h"
+#include "cpu/dense_f32.h"
 #include "cpu/register_cpu.h"
+#include "cpu/streaming_f32.h"
 
 namespace ember::detail::EMBER_CPU_NS {
 
@@ -203,6 +204,67 @@ void isclose_kernel(const ElementwiseArgs& a) {
   });
 }
 
+// The integer ops: bitwise and/or/xor (bool too), shifts, gcd and lcm.
+template <class F>
+void integral_binary(const ElementwiseArgs& a, F f) {
+  dispatch_dtype(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>)
+      elementwise_kernel<T, T, T>(a, [&](T x, T y) -> T { return f(x, y); });
+  });
+}
+void bitwise_and_kernel(const ElementwiseArgs& a) {
+  integral_binary(a, [](auto x, auto y) { return decltype(x)(x & y); });
+}
+void bitwise_or_kernel(const ElementwiseArgs& a) {
+  integral_binary(a, [](auto x, auto y) { return decltype(x)(x | y); });
+}
+void bitwise_xor_kernel(const ElementwiseArgs& a) {
+  integral_binary(a, [](auto x, auto y) { return decltype(x)(x ^ y); });
+}
+// The shift, gcd and lcm helpers take no bool (registered without it).
+template <class T>
+constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+void left_shift_kernel(const ElementwiseArgs& a) {
+  integral_binary(a, [](auto x, auto y) {
+    if constexpr (is_int_v<decltype(x)>)
+      return left_shift(x, y);
+    else
+      return x;
+  });
+}
+void right_shift_kernel(const ElementwiseArgs& a) {
+  integral_binary(a, [](auto x, auto y) {
+    if constexpr (is_int_v<decltype(x)>)
+      return right_shift(x, y);
+    else
+      return x;
+  });
+}
+void gcd_kernel(const ElementwiseArgs& a) {
+  integral_binary(a, [](auto x, auto y) {
+    if constexpr (is_int_v<decltype(x)>)
+      return gcd_value(x, y);
+    else
+      return x;
+  });
+}
+void lcm_kernel(const ElementwiseArgs& a) {
+  integral_binary(a, [](auto x, auto y) {
+    if constexpr (is_int_v<decltype(x)>)
+      return lcm_value(x, y);
+    else
+      return x;
+  });
+}
+void nextafter_kernel(const ElementwiseArgs& a) {
+  dispatch_floating(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>)
+      elementwise_kernel<T, T, T>(a, [](T x, T y) -> T { return std::nextafter(x, y); });
+  });
+}
+
 }  // namespace
 
 void register_cpu_binary_kernels() {
@@ -228,6 +290,16 @@ void register_cpu_binary_kernels() {
   register_kernel(Op::LogicalOr, kCPU, logical_or_kernel, all);
   register_kernel(Op::LogicalXor, kCPU, logical_xor_kernel, all);
   register_kernel(Op::IsClose, kCPU, isclose_kernel, all);
+  const DtypeSet ints = {kUInt8, kInt8, kInt16, kInt32, kInt64};
+  const DtypeSet ints_bool = ints | DtypeSet{kBool};
+  register_kernel(Op::BitwiseAnd, kCPU, bitwise_and_kernel, ints_bool);
+  register_kernel(Op::BitwiseOr, kCPU, bitwise_or_kernel, ints_bool);
+  register_kernel(Op::BitwiseXor, kCPU, bitwise_xor_kernel, ints_bool);
+  register_kernel(Op::LeftShift, kCPU, left_shift_kernel, ints);
+  register_kernel(Op::RightShift, kCPU, right_shift_kernel, ints);
+  register_kernel(Op::Gcd, kCPU, gcd_kernel, ints);
+  register_kernel(Op::Lcm, kCPU, lcm_kernel, ints);
+  register_kernel(Op::Nextafter, kCPU, nextafter_kernel, {kFloat, kDouble});
 }
 
 }  // namespace ember::detail::EMBER_CPU_NS

@@ -118,6 +118,22 @@ bool check_indices(const SelectArgs& a) {
   return !bad;
 }
 
+// scatter_reduce's amax and amin: a NaN wins, as libtorch's.
+template <class T>
+T scatter_max(T old, T v) {
+  using M = opmath_t<T>;
+  if constexpr (std::is_floating_point_v<M>)
+    if (M(old) != M(old)) return old;
+  return (M(v) != M(v) || M(v) > M(old)) ? v : old;
+}
+template <class T>
+T scatter_min(T old, T v) {
+  using M = opmath_t<T>;
+  if constexpr (std::is_floating_point_v<M>)
+    if (M(old) != M(old)) return old;
+  return (M(v) != M(v) || M(v) < M(old)) ? v : old;
+}
+
 template <class T>
 void scatter_typed(const SelectArgs& a) {
   if (!check_indices(a)) return;
@@ -138,7 +154,10 @@ void scatter_typed(const SelectArgs& a) {
       if (a.reduce == 0) dst = v;
       else if constexpr (std::is_same_v<T, bool>) dst = a.reduce == 1 ? (dst || v) : (dst && v);
       else if (a.reduce == 1) dst = T(M(dst) + M(v));
-      else dst = T(M(dst) * M(v));
+      else if (a.reduce == 2)
+        dst = T(M(dst) * M(v));
+      else
+        dst = a.reduce == 3 ? scatter_max(dst, v) : scatter_min(dst, v);
     }
   });
 }

@@ -213,6 +213,16 @@ void logical_not_kernel(const ElementwiseArgs& a) {
   bool_unary(a, [](auto x) { return !(x != decltype(x)(0)); });
 }
 
+void bitwise_not_kernel(const ElementwiseArgs& a) {
+  dispatch_dtype(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>)
+      elementwise_kernel<T, T>(a, [](bool x) -> bool { return !x; });
+    else if constexpr (std::is_integral_v<T>)
+      elementwise_kernel<T, T>(a, [](T x) -> T { return T(~x); });
+  });
+}
+
 }  // namespace
 
 void register_cpu_unary_kernels() {
@@ -251,6 +261,7 @@ void register_cpu_unary_kernels() {
   register_kernel(Op::IsNan, kCPU, isnan_kernel, all);
   register_kernel(Op::IsInf, kCPU, isinf_kernel, all);
   register_kernel(Op::LogicalNot, kCPU, logical_not_kernel, all);
+  register_kernel(Op::BitwiseNot, kCPU, bitwise_not_kernel, {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64});
 }
 
 }  // namespace ember::detail::EMBER_CPU_NS

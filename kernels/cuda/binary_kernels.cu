@@ -1,8 +1,9 @@
 // CUDA kernels of the binary elementwise ops: the dtype sets and semantics of
 // kernels/cpu/binary_kernels.cpp. One difference: integer remainder by zero writes 0
 // and raises nothing (a kernel cannot throw; the CPU kernel throws InvalidArgument).
-#include "cuda/cuda_kernels.h"
+#include "bit_math.h"
 #include "core/isclose_rule.h"
+#include "cuda/cuda_kernels.h"
 #include "cuda/elementwise_launch.cuh"
 #include "ember/registry.h"
 
@@ -121,6 +122,53 @@ EMBER_BOOL_FUNCTOR(LogicalAndOp, (x != M(0)) && (y != M(0)))
 EMBER_BOOL_FUNCTOR(LogicalOrOp, (x != M(0)) || (y != M(0)))
 EMBER_BOOL_FUNCTOR(LogicalXorOp, (x != M(0)) != (y != M(0)))
 #undef EMBER_BOOL_FUNCTOR
+struct BitwiseAndOp {
+  template <class M>
+  __device__ M operator()(M x, M y) const {
+    return M(x & y);
+  }
+};
+struct BitwiseOrOp {
+  template <class M>
+  __device__ M operator()(M x, M y) const {
+    return M(x | y);
+  }
+};
+struct BitwiseXorOp {
+  template <class M>
+  __device__ M operator()(M x, M y) const {
+    return M(x ^ y);
+  }
+};
+struct LeftShiftOp {
+  template <class M>
+  __device__ M operator()(M x, M y) const {
+    return left_shift(x, y);
+  }
+};
+struct RightShiftOp {
+  template <class M>
+  __device__ M operator()(M x, M y) const {
+    return right_shift(x, y);
+  }
+};
+struct GcdOp {
+  template <class M>
+  __device__ M operator()(M x, M y) const {
+    return gcd_value(x, y);
+  }
+};
+struct LcmOp {
+  template <class M>
+  __device__ M operator()(M x, M y) const {
+    return lcm_value(x, y);
+  }
+};
+struct NextafterOp {
+  __device__ float operator()(float x, float y) const { return ::nextafterf(x, y); }
+  __device__ double operator()(double x, double y) const { return ::nextafter(x, y); }
+};
+
 template <class T>
 struct IsCloseOp {
   double rtol, atol;
@@ -197,6 +245,17 @@ void register_cuda_binary_kernels() {
   register_kernel(Op::LogicalOr, kCUDA, bool_binary<LogicalOrOp>, all);
   register_kernel(Op::LogicalXor, kCUDA, bool_binary<LogicalXorOp>, all);
   register_kernel(Op::IsClose, kCUDA, isclose_kernel, all);
+  const DtypeSet ints = {kUInt8, kInt8, kInt16, kInt32, kInt64};
+  const DtypeSet ints_bool = ints | DtypeSet{kBool};
+  register_kernel(Op::BitwiseAnd, kCUDA, same_type_binary<kIntegralMask, BitwiseAndOp>, ints_bool);
+  register_kernel(Op::BitwiseOr, kCUDA, same_type_binary<kIntegralMask, BitwiseOrOp>, ints_bool);
+  register_kernel(Op::BitwiseXor, kCUDA, same_type_binary<kIntegralMask, BitwiseXorOp>, ints_bool);
+  register_kernel(Op::LeftShift, kCUDA, same_type_binary<kIntMask, LeftShiftOp>, ints);
+  register_kernel(Op::RightShift, kCUDA, same_type_binary<kIntMask, RightShiftOp>, ints);
+  register_kernel(Op::Gcd, kCUDA, same_type_binary<kIntMask, GcdOp>, ints);
+  register_kernel(Op::Lcm, kCUDA, same_type_binary<kIntMask, LcmOp>, ints);
+  register_kernel(Op::Nextafter, kCUDA, same_type_binary<dtype_bit(kFloat) | dtype_bit(kDouble), NextafterOp>,
+                  {kFloat, kDouble});
 }
 
 }  // namespace ember::detail

@@ -43,6 +43,9 @@ constexpr uint32_t kFloatingMask = dtype_bit(kHalf) | dtype_bit(kBFloat16) | dty
 constexpr uint32_t kNumericMask = kFloatingMask | dtype_bit(kUInt8) | dtype_bit(kInt8) | dtype_bit(kInt16) |
                                   dtype_bit(kInt32) | dtype_bit(kInt64);
 constexpr uint32_t kAllMask = kNumericMask | dtype_bit(kBool);
+constexpr uint32_t kIntMask =
+    dtype_bit(kUInt8) | dtype_bit(kInt8) | dtype_bit(kInt16) | dtype_bit(kInt32) | dtype_bit(kInt64);
+constexpr uint32_t kIntegralMask = kIntMask | dtype_bit(kBool);
 
 /// Calls fn(CudaTypeTag<T>{}) for the C++ type of dtype when dtype is in Mask; throws
 /// NotImplemented otherwise (unreachable through the registry's dtype checks).

@@ -77,8 +77,16 @@ __global__ void check_index_kernel(SelectArgs a) {
 template <class T>
 __device__ __forceinline__ T combine(T old, T v, int reduce) {
   using M = cuda_opmath_t<T>;
-  if constexpr (std::is_same_v<T, bool>) return reduce == 1 ? (old || v) : (old && v);
-  else return reduce == 1 ? T(M(old) + M(v)) : T(M(old) * M(v));
+  if constexpr (std::is_same_v<T, bool>) {
+    return reduce == 1 || reduce == 3 ? (old || v) : (old && v);
+  } else {
+    if (reduce == 1) return T(M(old) + M(v));
+    if (reduce == 2) return T(M(old) * M(v));
+    // scatter_reduce's amax (3) and amin (4): a NaN wins, as libtorch's
+    const M o = M(old), w = M(v);
+    if (o != o) return old;
+    return (w != w || (reduce == 3 ? w > o : w < o)) ? v : old;
+  }
 }
 
 // dst op= v atomically, for any element size: CAS on the aligned word that holds dst.

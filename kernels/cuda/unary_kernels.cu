@@ -113,6 +113,16 @@ struct LogicalNotOp {
   __device__ bool operator()(M x) const { return !(x != M(0)); }
 };
 
+struct BitwiseNotOp {
+  template <class M>
+  __device__ M operator()(M x) const {
+    if constexpr (std::is_same_v<M, bool>)
+      return !x;
+    else
+      return M(~x);
+  }
+};
+
 // Adapts a templated functor to the compute type of the storage type T.
 template <class T, class F>
 struct AsOpmath {
@@ -196,6 +206,8 @@ void register_cuda_unary_kernels() {
   register_kernel(Op::IsNan, kCUDA, bool_unary<IsNanOp>, all);
   register_kernel(Op::IsInf, kCUDA, bool_unary<IsInfOp>, all);
   register_kernel(Op::LogicalNot, kCUDA, bool_unary<LogicalNotOp>, all);
+  register_kernel(Op::BitwiseNot, kCUDA, same_type_unary<kIntegralMask, BitwiseNotOp>,
+                  {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64});
 }
 
 }  // namespace ember::detail

@@ -1,7 +1,9 @@
 // Public binary elementwise ops and operators: one line each over run_binary.
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/type_promotion.h"
+#include "ember/autograd.h"
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
 #include "tensor/tensor_factory.h"
@@ -89,6 +91,102 @@ Tensor logical_xor(const Tensor& a, const Tensor& b) {
   return run_binary(Op::LogicalXor, a, b, ComputeType::BoolOut);
 }
 
+// ---- integer ops: bitwise (bool too), shifts, gcd, lcm; and nextafter (float, double)
+namespace {
+void require_defined(const Tensor& t, Op op, const char* what) {
+  EMBER_CHECK_ARG(t.defined(), "{}: {} is an undefined tensor", op_name(op), what);
+}
+// libtorch's dispatch error for a dtype the kernel does not take, named after its kernel.
+void check_kernel_dtype(Op op, const char* kernel, ScalarType t, DeviceType device) {
+  const bool ok =
+      op == Op::Nextafter ? (t == kFloat || t == kDouble)
+      : (op == Op::BitwiseAnd || op == Op::BitwiseOr || op == Op::BitwiseXor || op == Op::BitwiseNot)
+          ? is_integral(t, true)
+          : is_integral(t, false);
+  EMBER_CHECK_TYPED(ok, NotImplemented, "\"{}_{}\" not implemented for '{}'", kernel,
+                    device == kCUDA ? "cuda" : "cpu", detail::torch_name(t));
+}
+Tensor integer_binary(Op op, const char* kernel, const Tensor& a, const Tensor& b, Tensor* out = nullptr) {
+  require_defined(a, op, "the first input");
+  require_defined(b, op, "the second input");
+  check_kernel_dtype(op, kernel, detail::result_type(a, b), a.device().type());
+  return run_binary(op, a, b, ComputeType::Promoted, {}, out);
+}
+Tensor integer_binary(Op op, const char* kernel, const Tensor& a, const Scalar& b, Tensor* out = nullptr) {
+  require_defined(a, op, "the first input");
+  check_kernel_dtype(op, kernel, detail::result_type(a, b), a.device().type());
+  return run_binary(op, a, b, ComputeType::Promoted, {}, out);
+}
+Tensor integer_binary(Op op, const char* kernel, const Scalar& a, const Tensor& b) {
+  require_defined(b, op, "the second input");
+  check_kernel_dtype(op, kernel, detail::result_type(b, a), b.device().type());
+  return run_binary(op, a, b, ComputeType::Promoted);
+}
+Tensor& integer_inplace(Op op, const char* kernel, const Tensor& self, const Tensor& o) {
+  Tensor& s = const_cast<Tensor&>(self);
+  integer_binary(op, kernel, s, o, &s);
+  return s;
+}
+Tensor& integer_inplace(Op op, const char* kernel, const Tensor& self, const Scalar& o) {
+  Tensor& s = const_cast<Tensor&>(self);
+  integer_binary(op, kernel, s, o, &s);
+  return s;
+}
+}  // namespace
+
+#define EMBER_INTEGER_BINARY(fn, op, kernel)                                                     \
+  Tensor fn(const Tensor& a, const Tensor& b) { return integer_binary(op, kernel, a, b); }       \
+  Tensor fn(const Tensor& a, const Scalar& b) { return integer_binary(op, kernel, a, b); }       \
+  Tensor fn(const Scalar& a, const Tensor& b) { return integer_binary(op, kernel, a, b); }       \
+  Tensor Tensor::fn(const Tensor& o) const { return integer_binary(op, kernel, *this, o); }      \
+  Tensor Tensor::fn(const Scalar& o) const { return integer_binary(op, kernel, *this, o); }      \
+  Tensor& Tensor::fn##_(const Tensor& o) const { return integer_inplace(op, kernel, *this, o); } \
+  Tensor& Tensor::fn##_(const Scalar& o) const { return integer_inplace(op, kernel, *this, o); }
+EMBER_INTEGER_BINARY(bitwise_and, Op::BitwiseAnd, "bitwise_and")
+EMBER_INTEGER_BINARY(bitwise_or, Op::BitwiseOr, "bitwise_or")
+EMBER_INTEGER_BINARY(bitwise_xor, Op::BitwiseXor, "bitwise_xor")
+EMBER_INTEGER_BINARY(bitwise_left_shift, Op::LeftShift, "lshift")
+EMBER_INTEGER_BINARY(bitwise_right_shift, Op::RightShift, "rshift")
+#undef EMBER_INTEGER_BINARY
+
+Tensor gcd(const Tensor& a, const Tensor& b) { return integer_binary(Op::Gcd, "gcd", a, b); }
+Tensor lcm(const Tensor& a, const Tensor& b) { return integer_binary(Op::Lcm, "lcm", a, b); }
+Tensor Tensor::gcd(const Tensor& o) const { return ember::gcd(*this, o); }
+Tensor Tensor::lcm(const Tensor& o) const { return ember::lcm(*this, o); }
+Tensor& Tensor::gcd_(const Tensor& o) const { return integer_inplace(Op::Gcd, "gcd", *this, o); }
+Tensor& Tensor::lcm_(const Tensor& o) const { return integer_inplace(Op::Lcm, "lcm", *this, o); }
+
+namespace {
+// libtorch records nextafter with a backward that throws; ember refuses at the forward.
+void check_no_derivative(const char* op, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK_TYPED(!GradMode::is_enabled() || !(a.requires_grad() || b.requires_grad()), NotImplemented,
+                    "the derivative for '{}' is not implemented.", op);
+}
+}  // namespace
+Tensor nextafter(const Tensor& a, const Tensor& b) {
+  check_no_derivative("nextafter", a, b);
+  return integer_binary(Op::Nextafter, "nextafter", a, b);
+}
+Tensor Tensor::nextafter(const Tensor& o) const { return ember::nextafter(*this, o); }
+Tensor& Tensor::nextafter_(const Tensor& o) const {
+  check_no_derivative("nextafter", *this, o);
+  return integer_inplace(Op::Nextafter, "nextafter", *this, o);
+}
+
+Tensor bitwise_not(const Tensor& x) {
+  require_defined(x, Op::BitwiseNot, "the input");
+  check_kernel_dtype(Op::BitwiseNot, "bitwise_not", x.dtype(), x.device().type());
+  return detail::run_unary(Op::BitwiseNot, x, ComputeType::Promoted);
+}
+Tensor Tensor::bitwise_not() const { return ember::bitwise_not(*this); }
+Tensor& Tensor::bitwise_not_() const {
+  Tensor& self = const_cast<Tensor&>(*this);
+  require_defined(self, Op::BitwiseNot, "the input");
+  check_kernel_dtype(Op::BitwiseNot, "bitwise_not", self.dtype(), self.device().type());
+  detail::run_unary(Op::BitwiseNot, self, ComputeType::Promoted, {}, &self);
+  return self;
+}
+
 namespace {
 // An out= binary op: an empty output first takes the broadcast shape (libtorch's resize_output).
 void binary_out(Op op, Tensor& out, const Tensor& a, const Tensor& b, const OpParams& p) {
@@ -152,6 +250,15 @@ Tensor remainder(const Scalar& a, const Tensor& b) { return run_binary(Op::Remai
 Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
 Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
 Tensor operator!(const Tensor& a) { return logical_not(a); }
+Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise_and(a, b); }
+Tensor operator&(const Tensor& a, const Scalar& b) { return bitwise_and(a, b); }
+Tensor operator&(const Scalar& a, const Tensor& b) { return bitwise_and(b, a); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise_or(a, b); }
+Tensor operator|(const Tensor& a, const Scalar& b) { return bitwise_or(a, b); }
+Tensor operator|(const Scalar& a, const Tensor& b) { return bitwise_or(b, a); }
+Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); }
+Tensor operator^(const Tensor& a, const Scalar& b) { return bitwise_xor(a, b); }
+Tensor operator^(const Scalar& a, const Tensor& b) { return bitwise_xor(b, a); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 
 // ---- in-place methods: the same front-end writing into *this (const as libtorch's: the

@@ -25,6 +25,10 @@ Tensor gather_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, bo
 void put_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, const Tensor& src, bool accumulate,
                bool allow_negative, const IndexErrorText& err);
 
+/// scatter of src into self in place, combining with what is there: mode 1 adds, 2
+/// multiplies, 3 keeps the larger, 4 the smaller (a NaN wins). Records no autograd.
+Tensor& scatter_combine_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, int mode);
+
 /// The flat row-major positions of the trues of a bool tensor, int64 1-D.
 Tensor flat_nonzero(const Tensor& mask);
 

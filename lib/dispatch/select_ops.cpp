@@ -10,6 +10,7 @@
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
 #include "dispatch/elementwise_ops.h"
+#include "dispatch/index_ops.h"
 #include "dispatch/kernel_table.h"
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
@@ -123,6 +124,16 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
   check_status(status, op, d, a.dim_size);
   return self;
 }
+
+}  // namespace
+
+Tensor& detail::scatter_combine_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                 int mode) {
+  NoGradGuard no_grad;
+  return scatter_impl("scatter_reduce", self, dim, index, &src, nullptr, mode);
+}
+
+namespace {
 
 int reduce_mode(const std::string& reduce) {
   if (reduce == "add") return 1;

@@ -280,8 +280,8 @@ namespace {
 // index_put_ of both index forms. from_index_list: the TensorIndex form, which (as
 // libtorch's) first drops the value's leading size-1 dims, so a [1, 1, 2, 3] value fills a
 // [1, 2, 3] slot; libtorch's list-of-optional-tensors form (aten::index_put_) does not.
-void put(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value_in, bool accumulate,
-         bool from_index_list) {
+void put_indexed(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value_in,
+                 bool accumulate, bool from_index_list) {
   EMBER_CHECK_ARG(self.defined(), "index_put_: self is an undefined tensor");
   EMBER_CHECK_ARG(value_in.defined(), "index_put_: the value is an undefined tensor");
   detail::check_writable(self);
@@ -334,7 +334,7 @@ Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Ten
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value,
                            bool accumulate) const {
-  put(*this, indices, value, accumulate, true);
+  put_indexed(*this, indices, value, accumulate, true);
   return const_cast<Tensor&>(*this);
 }
 
@@ -351,7 +351,7 @@ Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, co
                            bool accumulate) const {
   std::vector<TensorIndex> ti;
   for (const auto& t : indices) ti.push_back(t ? TensorIndex(*t) : TensorIndex(indexing::Slice()));
-  put(*this, ti, value, accumulate, false);
+  put_indexed(*this, ti, value, accumulate, false);
   return const_cast<Tensor&>(*this);
 }
 

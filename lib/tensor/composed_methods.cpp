@@ -148,6 +148,11 @@ Tensor Tensor::floor_divide(const Scalar& other) const { return ember::floor_div
 Tensor Tensor::copysign(const Tensor& other) const { return ember::copysign(*this, other); }
 Tensor Tensor::copysign(const Scalar& other) const { return ember::copysign(*this, other); }
 Tensor Tensor::signbit() const { return ember::signbit(*this); }
+Tensor Tensor::heaviside(const Tensor& values) const { return ember::heaviside(*this, values); }
+Tensor& Tensor::heaviside_(const Tensor& values) const { return copy_(ember::heaviside(*this, values)); }
+Tensor Tensor::ldexp(const Tensor& other) const { return ember::ldexp(*this, other); }
+Tensor& Tensor::ldexp_(const Tensor& other) const { return mul_(ember::pow(2.0, other)); }
+std::tuple<Tensor, Tensor> Tensor::frexp() const { return ember::frexp(*this); }
 Tensor Tensor::isposinf() const { return ember::isposinf(*this); }
 Tensor Tensor::isneginf() const { return ember::isneginf(*this); }
 Tensor Tensor::logcumsumexp(int64_t dim) const { return ember::logcumsumexp(*this, dim); }

@@ -355,4 +355,50 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, boo
   return result;
 }
 
+// ---- heaviside, ldexp, frexp
+Tensor heaviside(const Tensor& x, const Tensor& values) {
+  EMBER_CHECK_ARG(x.defined() && values.defined(), "heaviside: an input is an undefined tensor");
+  EMBER_CHECK_ARG(x.dtype() == values.dtype(),
+                  "heaviside is not yet implemented for tensors with different dtypes.");
+  // libtorch records a backward that throws; ember refuses at the forward.
+  EMBER_CHECK_TYPED(!GradMode::is_enabled() || !(x.requires_grad() || values.requires_grad()), NotImplemented,
+                    "derivative for aten::heaviside is not implemented");
+  return where(x == 0, values, (x > 0).to(x.dtype()));
+}
+
+// libtorch's definition: x * 2^other (integer x gives the default float type).
+Tensor ldexp(const Tensor& x, const Tensor& other) { return mul(x, pow(2.0, other)); }
+
+namespace {
+// d * 2^k exactly for integral k in double's whole exponent range: two factors, neither of
+// which overflows (2^1074 does not fit; 2^537 does).
+Tensor times_pow2(const Tensor& d, const Tensor& k) {
+  const Tensor low = floor(k / 2);
+  return d * pow(2.0, low) * pow(2.0, k - low);
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> frexp(const Tensor& x) {
+  EMBER_CHECK_TYPED(x.defined() && x.is_floating_point(), NotImplemented,
+                    "torch.frexp() only supports floating-point dtypes");
+  // In float64, whose range holds every exponent of every dtype; 2^-e is applied as two
+  // factors so that neither overflows for double's subnormals.
+  Tensor exponent;
+  {
+    NoGradGuard no_grad;
+    const Tensor d = x.to(kDouble);
+    const Tensor regular = logical_and(isfinite(d), d != 0);  // 0, inf, NaN: (x, 0)
+    const Tensor a = where(regular, abs(d), ones_like(d));
+    Tensor e = floor(log2(a)) + 1;
+    // log2 may round across a power of two: step e so that 0.5 <= a / 2^e < 1.
+    const Tensor m = times_pow2(a, -e);
+    e = where(m >= 1, e + 1, where(m < 0.5, e - 1, e));
+    e = where(regular, e, zeros_like(e));
+    exponent = e;
+  }
+  const Tensor mantissa = times_pow2(x.to(kDouble), -exponent).to(x.dtype());
+  exponent = exponent.to(kInt32);
+  return {mantissa, exponent};
+}
+
 }  // namespace ember
