@@ -51,16 +51,17 @@ EMBER_HOST_DEVICE inline T gcd_value(T a, T b) {
   return a;
 }
 
-/// The least common multiple as libtorch's: 0 when either is 0, else |a / gcd * b|.
+/// The least common multiple as libtorch's: 0 when either is 0, else |a / gcd * b|, the
+/// product and its absolute value taken in 64 bits (wrapping) before narrowing to T.
 template <class T>
 EMBER_HOST_DEVICE inline T lcm_value(T a, T b) {
   const T g = gcd_value(a, b);
   if (g == 0) return T(0);
-  const T m = T(a / g * b);
+  const uint64_t m = uint64_t(int64_t(a / g)) * uint64_t(int64_t(b));
   if constexpr (std::is_signed_v<T>)
-    return T(m < 0 ? -m : m);
+    return T(int64_t(m) < 0 ? 0 - m : m);
   else
-    return m;
+    return T(m);
 }
 
 }  // namespace ember::detail

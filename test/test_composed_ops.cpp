@@ -337,3 +337,109 @@ TEST_CASE("composed ops: remainders, signs, scans, quantiles, searching, countin
     CHECK(check(f, {input({3, 4})}));
   }
 }
+
+TEST_CASE("composed ops: aliases, torch::special, queries, scatters into views, fill_diagonal_") {
+  const Tensor x = tensor({-1.5, 0.0, 2.5}, kDouble);
+  CHECK(dvalues(absolute(x)) == std::vector<double>{1.5, 0, 2.5});
+  CHECK(dvalues(x.fix()) == std::vector<double>{-1, 0, 2});
+  CHECK(dvalues(subtract(x, ones({3}, kDouble), 2)) == std::vector<double>{-3.5, -2, 0.5});
+  CHECK(dvalues(argwhere(tensor({{0, 1}, {2, 0}}))) == std::vector<double>{0, 1, 1, 0});
+  CHECK(dvalues(ger(tensor({1.0, 2.0}), tensor({3.0, 4.0}))) == std::vector<double>{3, 4, 6, 8});
+  CHECK(x.unsafe_chunk(3).size() == 3);
+  CHECK_THAT(dvalues(logspace(0, 2, 3)), Catch::Matchers::Approx(std::vector<double>{1, 10, 100}));
+  CHECK(dvalues(logspace(0, 2, 3, 2.0)) == std::vector<double>{1, 2, 4});
+  const Tensor strided = empty_strided({2, 3}, {1, 2});
+  CHECK(strided.strides() == IntArrayRef{1, 2});
+  CHECK(x.new_empty_strided({2}, {3}).dtype() == kDouble);
+  CHECK(x.is_signed());
+  CHECK_FALSE(tensor({1}, kUInt8).is_signed());
+  CHECK_FALSE(x.is_complex());
+  CHECK(tensor({1.5}).is_nonzero());
+  CHECK_FALSE(tensor({0}).is_nonzero());
+  CHECK_THROWS_WITH(x.is_nonzero(),
+                    Catch::Contains("Boolean value of Tensor with more than one value is ambiguous"));
+  CHECK_THROWS_WITH(empty({0}).is_nonzero(),
+                    Catch::Contains("Boolean value of Tensor with no values is ambiguous"));
+  CHECK(x.is_same_size(zeros({3})));
+  CHECK(isreal(x).all().item<bool>());
+  CHECK(dvalues(arange(6.0).reshape({2, 3}).sum_to_size({1, 3})) == std::vector<double>{3, 5, 7});
+  CHECK(dvalues(arange(6.0).reshape({2, 3}).sum_to_size({3})) == std::vector<double>{3, 5, 7});
+  CHECK_THROWS_WITH(arange(6.0).reshape({2, 3}).sum_to_size({3, 3}),
+                    Catch::Contains("is not expandable to size"));
+  CHECK(arange(6.0).reshape({2, 3}).numpy_T().sizes() == IntArrayRef{3, 2});
+  // torch::special: the normal CDF and its inverse, entropy terms, xlog1py.
+  CHECK_THAT(dvalues(special::ndtr(tensor({0.0, 1.0}, kDouble))),
+             Catch::Matchers::Approx(std::vector<double>{0.5, 0.841344746}));
+  CHECK_THAT(dvalues(special::ndtri(tensor({0.5, 0.841344746068543}, kDouble))),
+             Catch::Matchers::Approx(std::vector<double>{0, 1}).margin(1e-9));
+  const std::vector<double> e = dvalues(special::entr(tensor({-1.0, 0.0, 0.5}, kDouble)));
+  CHECK(std::isinf(e[0]));
+  CHECK(e[1] == 0);
+  CHECK(e[2] == Approx(0.5 * std::log(2.0)));
+  CHECK(dvalues(special::xlog1py(tensor({0.0, 2.0}, kDouble), tensor({-1.0, 1.0}, kDouble))) ==
+        std::vector<double>{0, 2 * std::log(2.0)});
+  CHECK(dvalues(special::expit(zeros({1}))) == std::vector<double>{0.5});
+  // Scatters into views (out of place) and fill_diagonal_ (in place).
+  CHECK(dvalues(zeros({4, 3}).slice_scatter(ones({2, 3}), 0, 1, 4, 2)) ==
+        std::vector<double>{0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1});
+  CHECK(dvalues(select_scatter(zeros({2, 3}), ones({3}), 0, -1)) == std::vector<double>{0, 0, 0, 1, 1, 1});
+  CHECK(dvalues(diagonal_scatter(zeros({3, 3}), ones({2}), 1)) ==
+        std::vector<double>{0, 1, 0, 0, 0, 1, 0, 0, 0});
+  CHECK_THROWS_WITH(zeros({4, 3}).slice_scatter(ones({3, 3}), 0, 1, 4, 2),
+                    Catch::Contains("src size = [3, 3], slice size = [2, 3]"));
+  CHECK(dvalues(zeros({7, 3}).fill_diagonal_(5, true)) ==
+        std::vector<double>{5, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 5});
+  CHECK(dvalues(zeros({2, 3}).fill_diagonal_(5, true)) == std::vector<double>{5, 0, 0, 0, 5, 0});
+  CHECK(zeros({3, 3, 3}).fill_diagonal_(1).sum().item<float>() == 3);
+  CHECK_THROWS_WITH(zeros({3, 3, 4}).fill_diagonal_(1),
+                    Catch::Contains("all dimensions of input must be of equal length"));
+  CHECK_THROWS_WITH(zeros({3}).fill_diagonal_(1), Catch::Contains("dimensions must larger than 1"));
+  CHECK(check([](const variable_list& v) { return v[0].slice_scatter(v[1], 1, 0, 4, 2); },
+              {input({3, 4}), input({3, 2})}));
+  CHECK(
+      check([](const variable_list& v) { return v[0].diagonal_scatter(v[1]); }, {input({3, 3}), input({3})}));
+  CHECK(check([](const variable_list& v) { return special::ndtr(v[0]) + special::entr(v[0].abs() + 0.1); },
+              {input({4})}));
+}
+
+TEST_CASE("matrices from pieces: mT, diagflat, block_diag, cartesian_prod, combinations") {
+  const Tensor m = arange(6.0).reshape({2, 3});
+  CHECK(m.mT().sizes() == IntArrayRef{3, 2});
+  CHECK(dvalues(m.mT()) == dvalues(m.t()));
+  CHECK(dvalues(diagflat(tensor({{1, 2}, {3, 4}}), 1)) ==
+        std::vector<double>{0, 1, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0});
+  const Tensor bd = block_diag({scalar_tensor(2.0), tensor({1, 2}), ones({2, 2})});
+  CHECK(bd.sizes() == IntArrayRef{4, 5});
+  CHECK(bd.dtype() == kFloat);
+  CHECK(dvalues(bd) == std::vector<double>{2, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1});
+  CHECK(block_diag({}).sizes() == IntArrayRef{1, 0});
+  CHECK(dvalues(cartesian_prod({tensor({1, 2}), tensor({3, 4, 5})})) ==
+        std::vector<double>{1, 3, 1, 4, 1, 5, 2, 3, 2, 4, 2, 5});
+  CHECK(dvalues(combinations(tensor({1, 2, 3}))) == std::vector<double>{1, 2, 1, 3, 2, 3});
+  CHECK(dvalues(combinations(tensor({1, 2, 3}), 2, true)) ==
+        std::vector<double>{1, 1, 1, 2, 1, 3, 2, 2, 2, 3, 3, 3});
+  CHECK(combinations(tensor({1, 2, 3}), 4).sizes() == IntArrayRef{0, 4});
+  CHECK(combinations(tensor({1, 2, 3}), 0).sizes() == IntArrayRef{0});
+  CHECK(combinations(tensor({1, 2, 3, 4, 5}), 3).size(0) == 10);
+  CHECK(combinations(tensor({1, 2, 3, 4, 5}), 3, true).size(0) == 35);
+  CHECK(result_type(tensor({1}), 2.5) == kFloat);
+  CHECK(result_type(tensor({1}, kInt8), tensor(300)) == kInt8);
+  CHECK_FALSE(can_cast(kFloat, kInt32));
+  CHECK(can_cast(kInt64, kInt8));
+  CHECK(check([](const variable_list& v) { return block_diag({v[0], v[1]}); }, {input({2, 3}), input({3})}));
+  CHECK(check(
+      [](const variable_list& v) {
+        return combinations(v[0], 2) * cartesian_prod({v[0], v[0]}).sum();
+      },
+      {input({4})}));
+}
+
+TEST_CASE("matrices from pieces: errors") {
+  const Tensor i = tensor({1, 2, 3});
+  CHECK_THROWS_WITH(
+      ones({3}).mT(),
+      Catch::Contains("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."));
+  CHECK_THROWS_WITH(block_diag({ones({2, 2, 2})}), Catch::Contains("Input 0 has 3 dimensions"));
+  CHECK_THROWS_WITH(cartesian_prod({ones({2, 2})}), Catch::Contains("Expect a 1D vector"));
+  CHECK_THROWS_WITH(combinations(i, -1), Catch::Contains("Expect a non-negative number, but got -1"));
+}

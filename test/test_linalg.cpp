@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "test_util.h"
@@ -48,6 +49,13 @@ TEST_CASE("linalg: determinants, inverses and factors have the expected values")
   CHECK_THAT(dvalues(matrix_power(a, 3)), Catch::Matchers::Approx(dvalues(matmul(a, matmul(a, a)))));
   CHECK_THAT(dvalues(a.matrix_power(-2)), Catch::Matchers::Approx(dvalues(matmul(inverse(a), inverse(a)))));
   CHECK(dvalues(a.matrix_power(0)) == std::vector<double>{1, 0, 0, 1});
+  // matrix_power(a, 1) is a copy, as libtorch's: writing into it leaves a alone.
+  Tensor once = a.matrix_power(1);
+  once.fill_(0);
+  CHECK(dvalues(a) == std::vector<double>{4, 3, 6, 3});
+  // upper reads the upper triangle (libtorch's): the 99 below the diagonal is ignored.
+  CHECK_THAT(dvalues(cholesky(tensor({{4.0, 2.0}, {99.0, 5.0}}, kDouble), true)),
+             Catch::Matchers::Approx(std::vector<double>{2, 1, 0, 2}));
   // float32 in, float32 out (computed in float64 on the host).
   const Tensor f = rand({3, 5, 5}) + 2 * eye(5);
   CHECK(f.inverse().dtype() == kFloat);
@@ -112,4 +120,73 @@ TEST_CASE("linalg: errors name the op and what was received, inputs untouched") 
       Catch::Contains("linalg.solve: Incompatible shapes of A and B for the equation AX = B (2x2 and 3x1)"));
   CHECK_THROWS_WITH(matrix_power(ones({2, 3}), 2),
                     Catch::Contains("linalg.matrix_power: A must be batches of square matrices"));
+  CHECK_THROWS_WITH(inverse(ones({2, 2}, kHalf)),
+                    Catch::Contains("linalg.inv: Low precision dtypes not supported. Got Half"));
+  CHECK_THROWS_WITH(
+      linalg::solve(eye(2), ones({2}, kDouble)),
+      Catch::Contains(
+          "Expected A and B to have the same dtype, but found A of type Float and B of type Double"));
+}
+
+TEST_CASE("linalg: norms, singular values, matrix_exp, cross, multi_dot and vander") {
+  const Tensor x = arange(12.0, kDouble).reshape({3, 4});
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(linalg::vector_norm(x).item<double>() == Approx(22.4944382));
+  CHECK(linalg::vector_norm(x, 0).item<double>() == 11);
+  CHECK(dvalues(linalg::vector_norm(x, inf, IntArrayRef{1})) == std::vector<double>{3, 7, 11});
+  CHECK(linalg::matrix_norm(x).item<double>() == Approx(22.4944382));
+  CHECK(linalg::matrix_norm(x, 1).item<double>() == 21);
+  CHECK(linalg::matrix_norm(x, -inf).item<double>() == 6);
+  CHECK(linalg::matrix_norm(x, 2).item<double>() == Approx(22.4092982));
+  CHECK(linalg::matrix_norm(x, "nuc").item<double>() == Approx(24.3646214));
+  CHECK(linalg::norm(x, 1).item<double>() == 21);
+  CHECK(linalg::norm(ones({3}, kDouble), 1).item<double>() == 3);
+  CHECK(linalg::norm(ones({2, 2, 2}, kDouble)).item<double>() == Approx(std::sqrt(8.0)));
+  CHECK(dist(x, zeros({4}, kDouble), 3).item<double>() == Approx(16.3316));
+  CHECK(frobenius_norm(x).item<double>() == Approx(22.4944382));
+  // Singular values of a diagonal matrix, a rank-1 one and a wide one.
+  CHECK(dvalues(linalg::svdvals(tensor({{0.0, 3.0}, {-2.0, 0.0}}, kDouble))) == std::vector<double>{3, 2});
+  CHECK_THAT(dvalues(linalg::svdvals(ones({3, 2}, kDouble))),
+             Catch::Matchers::Approx(std::vector<double>{std::sqrt(6.0), 0}).margin(1e-12));
+  CHECK_THAT(dvalues(linalg::svdvals(x.t())), Catch::Matchers::Approx(dvalues(linalg::svdvals(x))));
+  CHECK_THAT(
+      dvalues(x.renorm(2, 0, 5)),
+      Catch::Matchers::Approx(std::vector<double>{0, 1, 2, 3, 1.7817416, 2.2271770, 2.6726124, 3.1180478,
+                                                  2.0908334, 2.3521876, 2.6135418, 2.8748960})
+          .epsilon(1e-6));
+  CHECK(dvalues(linalg::cross(ones({2, 3}, kDouble), arange(6.0, kDouble).reshape({2, 3}))) ==
+        std::vector<double>{1, -2, 1, 1, -2, 1});
+  CHECK(dvalues(cross(ones({3, 3}, kDouble), arange(9.0, kDouble).reshape({3, 3}))) ==
+        std::vector<double>{3, 3, 3, -6, -6, -6, 3, 3, 3});
+  CHECK(dvalues(linalg::vecdot(x, x)) == std::vector<double>{14, 126, 366});
+  CHECK(linalg::multi_dot({ones({3}), ones({3, 2}), ones({2})}).item<float>() == 6);
+  CHECK(dvalues(linalg::multi_dot({ones({2, 3}), ones({3})})) == std::vector<double>{3, 3});
+  CHECK(dvalues(vander(tensor({1, 2, 3}))) == std::vector<double>{1, 1, 1, 4, 2, 1, 9, 3, 1});
+  CHECK(dvalues(vander(tensor({1.0, 2.0, 3.0}), 2, true)) == std::vector<double>{1, 1, 1, 2, 1, 3});
+  const Tensor rotation = matrix_exp(tensor({{0.0, 1.0}, {-1.0, 0.0}}, kDouble));
+  CHECK_THAT(dvalues(rotation), Catch::Matchers::Approx(std::vector<double>{std::cos(1.0), std::sin(1.0),
+                                                                            -std::sin(1.0), std::cos(1.0)})
+                                    .margin(1e-14));
+  CHECK_THAT(dvalues(matrix_exp(tensor({{3.0}}, kDouble))),
+             Catch::Matchers::Approx(std::vector<double>{std::exp(3.0)}).epsilon(1e-14));
+  CHECK(check([](const variable_list& v) { return linalg::svdvals(v[0]); }, {input({4, 3})}));
+  CHECK(check(
+      [](const variable_list& v) { return linalg::matrix_norm(v[0], "nuc") + linalg::matrix_norm(v[0], 2); },
+      {input({2, 3, 4})}));
+  CHECK(check([](const variable_list& v) { return linalg::vector_norm(v[0], 3, IntArrayRef{0}); },
+              {input({3, 4})}));
+  CHECK(check([](const variable_list& v) { return v[0].renorm(2, 1, 0.5); }, {input({3, 4})}));
+  CHECK(check([](const variable_list& v) { return matrix_exp(v[0]); }, {input({3, 3})}));
+  CHECK(check([](const variable_list& v) { return linalg::cross(v[0], v[1]); },
+              {input({2, 3}), input({2, 3})}));
+  CHECK_THROWS_WITH(linalg::matrix_norm(x, 3), Catch::Contains("linalg.matrix_norm: Order 3 not supported."));
+  CHECK_THROWS_WITH(linalg::vector_norm(tensor({1, 2})),
+                    Catch::Contains("Expected a floating point or complex tensor as input. Got Long"));
+  CHECK_THROWS_WITH(linalg::norm(ones({2, 2, 2}), 1), Catch::Contains("the input must be 1D or 2D. Got 3D."));
+  CHECK_THROWS_WITH(linalg::cross(ones({2, 4}), ones({2, 4})),
+                    Catch::Contains("must have length 3. Got 4 and 4"));
+  CHECK_THROWS_WITH(linalg::multi_dot({ones({2, 2})}),
+                    Catch::Contains("expected at least 2 tensors but got 1"));
+  CHECK_THROWS_WITH(vander(ones({2, 2})), Catch::Contains("x must be a one-dimensional tensor."));
+  CHECK_THROWS_WITH(matrix_exp(ones({2, 3})), Catch::Contains("A must be batches of square matrices"));
 }

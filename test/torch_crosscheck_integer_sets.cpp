@@ -17,6 +17,7 @@
 namespace {
 
 using crosscheck::as_torch;
+using crosscheck::Case;
 using crosscheck::check_close;
 using crosscheck::ember_error;
 using crosscheck::fresh_seed;
@@ -32,26 +33,6 @@ const ember::ScalarType kIntTypes[] = {ember::kUInt8, ember::kInt8, ember::kInt1
 // Random integers of dtype in [lo, hi).
 ember::Tensor ints(std::vector<int64_t> shape, ember::ScalarType t, int64_t lo, int64_t hi) {
   return ember::randint(lo, hi, shape, ember::TensorOptions(ember::kInt64)).to(t);
-}
-
-struct Case {
-  std::string name;
-  std::vector<std::vector<int64_t>> shapes;
-  std::function<ember::Tensor(const EInputs&)> ours;
-  std::function<torch::Tensor(const TInputs&)> theirs;
-};
-
-void run(const std::vector<Case>& cases) {
-  for (ember::ScalarType dt : {ember::kDouble, ember::kFloat}) {
-    for (const Case& c : cases) {
-      INFO(c.name);
-      EInputs leaves;
-      for (const auto& s : c.shapes)
-        leaves.push_back((ember::rand(s, ember::kDouble) * 6 - 3).to(dt).requires_grad_());
-      same_forward_backward(c.name + (dt == ember::kDouble ? " (float64)" : " (float32)"), leaves, c.ours,
-                            c.theirs, dt == ember::kDouble ? 1e-10 : 2e-5);
-    }
-  }
 }
 
 }  // namespace
@@ -158,18 +139,18 @@ TEST_CASE("integer crosscheck: nextafter, heaviside, ldexp and frexp") {
               torch::ldexp(torch::tensor({1, 2}, torch::kInt32), torch::tensor({3, -1})), 0,
               "ldexp of int32 gives float");
   // Gradients: ldexp scales, frexp's mantissa is x / 2^e.
-  run({{"ldexp",
-        {{4, 3}},
-        [](const EInputs& x) {
-          return ember::ldexp(x[0], ember::tensor({2, -1, 0}));
-        },
-        [](const TInputs& x) {
-          return torch::ldexp(x[0], torch::tensor({2, -1, 0}));
-        }},
-       {"frexp mantissa",
-        {{4, 3}},
-        [](const EInputs& x) { return std::get<0>(ember::frexp(x[0] * 10)); },
-        [](const TInputs& x) { return std::get<0>(torch::frexp(x[0] * 10)); }}});
+  crosscheck::run_cases({{"ldexp",
+                          {{4, 3}},
+                          [](const EInputs& x) {
+                            return ember::ldexp(x[0], ember::tensor({2, -1, 0}));
+                          },
+                          [](const TInputs& x) {
+                            return torch::ldexp(x[0], torch::tensor({2, -1, 0}));
+                          }},
+                         {"frexp mantissa",
+                          {{4, 3}},
+                          [](const EInputs& x) { return std::get<0>(ember::frexp(x[0] * 10)); },
+                          [](const TInputs& x) { return std::get<0>(torch::frexp(x[0] * 10)); }}});
 }
 
 TEST_CASE("integer crosscheck: index_fill, masked_scatter, put and scatter_reduce, values and gradients") {
@@ -222,7 +203,7 @@ TEST_CASE("integer crosscheck: index_fill, masked_scatter, put and scatter_reduc
                        [=](const TInputs& x) {
                          return x[0].scatter_reduce(0, as_torch(scatter_index), x[1], reduce, include_self);
                        }});
-  run(cases);
+  crosscheck::run_cases(cases);
   // Ties share amax's gradient, zeros take prod's product of the others.
   for (const char* reduce : {"amax", "amin", "prod"}) {
     INFO(reduce);
@@ -315,7 +296,7 @@ TEST_CASE("integer crosscheck: cov, corrcoef, trapezoid, windows and matrices fr
   ember::manual_seed(seed);
   const ember::Tensor fw = ember::tensor({1, 2, 1, 3, 1}), aw = ember::tensor({0.5, 1.0, 2.0, 0.25, 1.5});
   const ember::Tensor xs = ember::tensor({0.0, 0.5, 1.5, 1.75, 3.0});
-  run({
+  crosscheck::run_cases({
       {"cov",
        {{3, 5}},
        [](const EInputs& x) { return x[0].cov(); },
@@ -488,147 +469,4 @@ TEST_CASE("integer crosscheck: errors as libtorch's") {
         torch::cov(tm, 1, torch::tensor({1, -1, 1, 1}));
       });
   same_error([&] { ember::trapz(m, ember::ones({3})); }, [&] { torch::trapz(tm, torch::ones({3})); });
-}
-
-TEST_CASE("linalg crosscheck: det, slogdet, logdet, inverse, cholesky, solve, matrix_power") {
-  const uint64_t seed = fresh_seed();
-  INFO("seed " << seed);
-  ember::manual_seed(seed);
-  // Well-conditioned inputs: random matrices plus a multiple of the identity; symmetric
-  // positive-definite ones as B B^T + n I.
-  const auto conditioned = [](const ember::Tensor& a) { return a + 4 * ember::eye(a.size(-1), a.options()); };
-  const auto spd = [](const ember::Tensor& b) {
-    return ember::matmul(b, b.mT()) + b.size(-1) * ember::eye(b.size(-1), b.options());
-  };
-  const auto tconditioned = [](const torch::Tensor& a) {
-    return a + 4 * torch::eye(a.size(-1), a.options());
-  };
-  const auto tspd = [](const torch::Tensor& b) {
-    return torch::matmul(b, b.mT()) + b.size(-1) * torch::eye(b.size(-1), b.options());
-  };
-  run({
-      {"det",
-       {{2, 4, 4}},
-       [&](const EInputs& x) { return conditioned(x[0]).det(); },
-       [&](const TInputs& x) { return tconditioned(x[0]).det(); }},
-      {"det with negative determinants",
-       {{3, 3}},
-       [&](const EInputs& x) { return ember::linalg::det(x[0] * 3); },
-       [&](const TInputs& x) { return torch::linalg::det(x[0] * 3); }},
-      {"slogdet",
-       {{2, 3, 3}},
-       [&](const EInputs& x) {
-         auto [s, l] = ember::slogdet(x[0] * 2);
-         return l * s;
-       },
-       [&](const TInputs& x) {
-         auto [s, l] = torch::slogdet(x[0] * 2);
-         return l * s;
-       }},
-      {"logdet",
-       {{4, 4}},
-       [&](const EInputs& x) { return spd(x[0]).logdet(); },
-       [&](const TInputs& x) { return tspd(x[0]).logdet(); }},
-      {"inverse",
-       {{2, 3, 3}},
-       [&](const EInputs& x) { return conditioned(x[0]).inverse(); },
-       [&](const TInputs& x) { return tconditioned(x[0]).inverse(); }},
-      {"linalg::inv",
-       {{5, 5}},
-       [&](const EInputs& x) { return ember::linalg::inv(conditioned(x[0])); },
-       [&](const TInputs& x) { return torch::linalg::inv(tconditioned(x[0])); }},
-      {"cholesky",
-       {{2, 4, 4}},
-       [&](const EInputs& x) { return spd(x[0]).cholesky(); },
-       [&](const TInputs& x) { return tspd(x[0]).cholesky(); }},
-      {"cholesky upper",
-       {{3, 3}},
-       [&](const EInputs& x) { return ember::cholesky(spd(x[0]), true); },
-       [&](const TInputs& x) { return torch::cholesky(tspd(x[0]), true); }},
-      {"linalg::cholesky",
-       {{4, 4}},
-       [&](const EInputs& x) { return ember::linalg::cholesky(spd(x[0])); },
-       [&](const TInputs& x) { return torch::linalg::cholesky(tspd(x[0])); }},
-      {"solve",
-       {{2, 3, 3}, {2, 3, 2}},
-       [&](const EInputs& x) { return ember::linalg::solve(conditioned(x[0]), x[1]); },
-       [&](const TInputs& x) { return torch::linalg::solve(tconditioned(x[0]), x[1], true); }},
-      {"solve a vector",
-       {{3, 3}, {3}},
-       [&](const EInputs& x) { return ember::linalg_solve(conditioned(x[0]), x[1]); },
-       [&](const TInputs& x) { return torch::linalg_solve(tconditioned(x[0]), x[1]); }},
-      {"solve from the right",
-       {{3, 3}, {2, 3}},
-       [&](const EInputs& x) { return ember::linalg::solve(conditioned(x[0]), x[1], false); },
-       [&](const TInputs& x) { return torch::linalg::solve(tconditioned(x[0]), x[1], false); }},
-      {"matrix_power",
-       {{2, 3, 3}},
-       [&](const EInputs& x) { return x[0].matrix_power(5) + x[0].matrix_power(0) + x[0].matrix_power(1); },
-       [&](const TInputs& x) { return x[0].matrix_power(5) + x[0].matrix_power(0) + x[0].matrix_power(1); }},
-      {"matrix_power negative",
-       {{3, 3}},
-       [&](const EInputs& x) { return conditioned(x[0]).matrix_power(-3); },
-       [&](const TInputs& x) { return tconditioned(x[0]).matrix_power(-3); }},
-  });
-  // Singular and empty matrices.
-  const ember::Tensor singular = ember::tensor({{1.0, 2.0}, {2.0, 4.0}}, ember::kDouble);
-  const torch::Tensor tsingular = as_torch(singular);
-  check_close(singular.det(), tsingular.det(), 1e-15, "det of a singular matrix");
-  auto [ss, sl] = ember::slogdet(singular);
-  auto [tss, tsl] = torch::slogdet(tsingular);
-  CHECK(ss.item<double>() == tss.item<double>());
-  CHECK(sl.item<double>() == tsl.item<double>());
-  const ember::Tensor swap = ember::tensor({{0.0, 1.0}, {1.0, 0.0}}, ember::kDouble);
-  CHECK(std::isnan(swap.logdet().item<double>()));
-  CHECK(std::isnan(torch::logdet(as_torch(swap)).item<double>()));
-  check_close(ember::det(ember::zeros({0, 0})), torch::det(torch::zeros({0, 0})), 0, "det of 0 x 0");
-  check_close(ember::inverse(ember::zeros({2, 0, 0})), torch::inverse(torch::zeros({2, 0, 0})), 0,
-              "inverse of 0 x 0");
-  // Errors.
-  same_error([&] { ember::inverse(singular); }, [&] { torch::inverse(tsingular); });
-  same_error(
-      [&] {
-        ember::inverse(ember::zeros({2, 2, 2}));
-      },
-      [&] {
-        torch::inverse(torch::zeros({2, 2, 2}));
-      });
-  same_error(
-      [&] {
-        ember::linalg::cholesky(ember::tensor({{1.0, 2.0}, {2.0, 1.0}}));
-      },
-      [&] {
-        torch::linalg::cholesky(torch::tensor({{1.0, 2.0}, {2.0, 1.0}}));
-      });
-  same_error(
-      [&] {
-        ember::cholesky(ember::tensor({{1.0, 2.0}, {2.0, 1.0}}));
-      },
-      [&] {
-        torch::cholesky(torch::tensor({{1.0, 2.0}, {2.0, 1.0}}));
-      });
-  same_error([&] { ember::det(ember::ones({2, 3})); }, [&] { torch::det(torch::ones({2, 3})); });
-  same_error([&] { ember::det(ember::ones({3})); }, [&] { torch::det(torch::ones({3})); });
-  same_error(
-      [&] {
-        ember::det(ember::ones({2, 2}, ember::kLong));
-      },
-      [&] {
-        torch::det(torch::ones({2, 2}, torch::kLong));
-      });
-  same_error([&] { ember::inverse(ember::ones({2, 3})); }, [&] { torch::inverse(torch::ones({2, 3})); });
-  same_error(
-      [&] {
-        ember::linalg::solve(ember::ones({2, 2}), ember::ones({3}));
-      },
-      [&] {
-        torch::linalg::solve(torch::ones({2, 2}), torch::ones({3}), true);
-      });
-  same_error(
-      [&] {
-        ember::matrix_power(ember::ones({2, 3}), 2);
-      },
-      [&] {
-        torch::matrix_power(torch::ones({2, 3}), 2);
-      });
 }

@@ -106,4 +106,26 @@ inline void same_error(const std::function<void()>& ours, const std::function<vo
   CHECK(mine.find(reference.substr(0, reference.find('\n'))) != std::string::npos);
 }
 
+/// One function on random leaves (uniform in [-3, 3)), both libraries, float64 and float32.
+struct Case {
+  std::string name;
+  std::vector<std::vector<int64_t>> shapes;  // one leaf per shape
+  std::function<ember::Tensor(const std::vector<ember::Tensor>&)> ours;
+  std::function<torch::Tensor(const std::vector<torch::Tensor>&)> theirs;
+  double f32_tol = 2e-5;  // relative to |libtorch's| + 1; float64 uses 1e-10
+};
+
+inline void run_cases(const std::vector<Case>& cases) {
+  for (ember::ScalarType dt : {ember::kDouble, ember::kFloat}) {
+    for (const Case& c : cases) {
+      INFO(c.name);
+      std::vector<ember::Tensor> leaves;
+      for (const auto& s : c.shapes)
+        leaves.push_back((ember::rand(s, ember::kDouble) * 6 - 3).to(dt).requires_grad_());
+      same_forward_backward(c.name + (dt == ember::kDouble ? " (float64)" : " (float32)"), leaves, c.ours,
+                            c.theirs, dt == ember::kDouble ? 1e-10 : c.f32_tol);
+    }
+  }
+}
+
 }  // namespace crosscheck

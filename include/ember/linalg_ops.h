@@ -65,8 +65,60 @@ EMBER_API Tensor linalg_cholesky(const Tensor& a, bool upper = false);
 EMBER_API Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left = true);
 EMBER_API Tensor linalg_matrix_power(const Tensor& a, int64_t n);
 
+/// exp(A) by scaling and squaring a degree-18 Taylor polynomial (differentiable).
+EMBER_API Tensor matrix_exp(const Tensor& a);
+/// The singular values of each matrix, largest first (one-sided Jacobi on the host).
+EMBER_API Tensor linalg_svdvals(const Tensor& a);
+/// The p-norm of x - other.
+EMBER_API Tensor dist(const Tensor& x, const Tensor& other, const Scalar& p = 2);
+EMBER_API Tensor renorm(const Tensor& x, const Scalar& p, int64_t dim, const Scalar& maxnorm);
+/// The cross product along dim (without dim: the first dim of size 3, as libtorch 1.13).
+EMBER_API Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim = {});
+EMBER_API Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
+EMBER_API Tensor ger(const Tensor& a, const Tensor& b);
+/// Columns x^(N-1), ..., x, 1 (increasing: 1, x, ...); N defaults to x's length.
+EMBER_API Tensor vander(const Tensor& x, std::optional<int64_t> N = {}, bool increasing = false);
+EMBER_API Tensor frobenius_norm(const Tensor& x, IntArrayRef dim = {}, bool keepdim = false);
+EMBER_API Tensor nuclear_norm(const Tensor& x, bool keepdim = false);
+EMBER_API Tensor nuclear_norm(const Tensor& x, IntArrayRef dim, bool keepdim = false);
+/// The vector p-norm over dim (all elements without it): inf, -inf, 0 (a count) or any p.
+EMBER_API Tensor linalg_vector_norm(const Tensor& x, const Scalar& ord = 2,
+                                    std::optional<IntArrayRef> dim = {}, bool keepdim = false,
+                                    std::optional<ScalarType> dtype = {});
+/// Matrix norms over two dims: "fro", "nuc", 1, -1, 2, -2, inf, -inf.
+EMBER_API Tensor linalg_matrix_norm(const Tensor& a, const Scalar& ord, IntArrayRef dim = {-2, -1},
+                                    bool keepdim = false, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor linalg_matrix_norm(const Tensor& a, std::string_view ord = "fro", IntArrayRef dim = {-2, -1},
+                                    bool keepdim = false, std::optional<ScalarType> dtype = {});
+/// A vector norm, or a matrix norm for two dims (or a 2-D input with ord and no dim).
+EMBER_API Tensor linalg_norm(const Tensor& x, const std::optional<Scalar>& ord = {},
+                             std::optional<IntArrayRef> dim = {}, bool keepdim = false,
+                             std::optional<ScalarType> dtype = {});
+EMBER_API Tensor linalg_norm(const Tensor& x, std::string_view ord, std::optional<IntArrayRef> dim = {},
+                             bool keepdim = false, std::optional<ScalarType> dtype = {});
+
 /// torch::linalg's spellings.
 namespace linalg {
+EMBER_API Tensor matrix_exp(const Tensor& a);
+EMBER_API Tensor svdvals(const Tensor& a);
+EMBER_API Tensor cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
+EMBER_API Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim = -1);
+/// The product of the matrices; the first may be a row vector and the last a column.
+EMBER_API Tensor multi_dot(const std::vector<Tensor>& tensors);
+EMBER_API Tensor matmul(const Tensor& a, const Tensor& b);
+EMBER_API Tensor diagonal(const Tensor& a, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
+EMBER_API Tensor vector_norm(const Tensor& x, const Scalar& ord = 2, std::optional<IntArrayRef> dim = {},
+                             bool keepdim = false, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor matrix_norm(const Tensor& a, const Scalar& ord, IntArrayRef dim = {-2, -1},
+                             bool keepdim = false, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor matrix_norm(const Tensor& a, std::string_view ord = "fro", IntArrayRef dim = {-2, -1},
+                             bool keepdim = false, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor norm(const Tensor& x, const std::optional<Scalar>& ord = {},
+                      std::optional<IntArrayRef> dim = {}, bool keepdim = false,
+                      std::optional<ScalarType> dtype = {});
+EMBER_API Tensor norm(const Tensor& x, std::string_view ord, std::optional<IntArrayRef> dim = {},
+                      bool keepdim = false, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor vander(const Tensor& x, std::optional<int64_t> N = {});
 EMBER_API Tensor inv(const Tensor& a);
 EMBER_API Tensor det(const Tensor& a);
 EMBER_API std::tuple<Tensor, Tensor> slogdet(const Tensor& a);

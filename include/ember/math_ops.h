@@ -154,8 +154,9 @@ EMBER_API Tensor histc(const Tensor& x, int64_t bins = 100, const Scalar& min = 
 EMBER_API std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1,
                                               bool keepdim = false);
 
-// ---- distinct values (lib/tensor/unique_ops.cpp). Outputs not asked for are empty
-// tensors, as libtorch's; each NaN counts as a value of its own.
+// ---- distinct values (lib/tensor/unique_ops.cpp). Without dim, outputs not asked for are
+// empty tensors, as libtorch's; along a dim both are always computed, as there. Each NaN
+// is a value of its own (libtorch 1.13 merges them, with wrong inverse and counts).
 /// (sorted distinct values, inverse indices of x's shape, counts).
 EMBER_API std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& x, bool sorted = true,
                                                       bool return_inverse = false,
@@ -201,6 +202,53 @@ EMBER_API Tensor hann_window(int64_t window_length, const TensorOptions& options
 EMBER_API Tensor hamming_window(int64_t window_length, const TensorOptions& options);
 EMBER_API Tensor blackman_window(int64_t window_length, const TensorOptions& options);
 EMBER_API Tensor bartlett_window(int64_t window_length, const TensorOptions& options);
+
+// ---- libtorch's aliases (lib/tensor/alias_ops.cpp)
+EMBER_API Tensor absolute(const Tensor& x);
+EMBER_API Tensor fix(const Tensor& x);
+EMBER_API Tensor subtract(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+EMBER_API Tensor subtract(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+/// The indices of the nonzero elements, one row each (nonzero).
+EMBER_API Tensor argwhere(const Tensor& x);
+EMBER_API std::vector<Tensor> unsafe_chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
+EMBER_API std::vector<Tensor> unsafe_split(const Tensor& x, int64_t split_size, int64_t dim = 0);
+/// base^linspace(start, end, steps).
+EMBER_API Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0,
+                          const TensorOptions& options = {});
+/// Uninitialized memory viewed with the given strides.
+EMBER_API Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options = {});
+/// All true: ember's tensors are real.
+EMBER_API Tensor isreal(const Tensor& x);
+
+/// torch::special's spellings of the special functions.
+namespace special {
+EMBER_API Tensor erf(const Tensor& x);
+EMBER_API Tensor erfc(const Tensor& x);
+EMBER_API Tensor erfinv(const Tensor& x);
+EMBER_API Tensor expm1(const Tensor& x);
+EMBER_API Tensor exp2(const Tensor& x);
+EMBER_API Tensor expit(const Tensor& x);
+EMBER_API Tensor log1p(const Tensor& x);
+EMBER_API Tensor logit(const Tensor& x, std::optional<double> eps = {});
+EMBER_API Tensor xlogy(const Tensor& x, const Tensor& y);
+/// x * log1p(y), 0 where x == 0 (unless y is NaN).
+EMBER_API Tensor xlog1py(const Tensor& x, const Tensor& y);
+EMBER_API Tensor sinc(const Tensor& x);
+EMBER_API Tensor digamma(const Tensor& x);
+EMBER_API Tensor psi(const Tensor& x);
+EMBER_API Tensor polygamma(int64_t n, const Tensor& x);
+EMBER_API Tensor gammaln(const Tensor& x);
+/// The standard normal's CDF, and its log and inverse.
+EMBER_API Tensor ndtr(const Tensor& x);
+EMBER_API Tensor log_ndtr(const Tensor& x);
+EMBER_API Tensor ndtri(const Tensor& p);
+/// -x log x (0 at 0, -inf below 0).
+EMBER_API Tensor entr(const Tensor& x);
+EMBER_API Tensor round(const Tensor& x);
+EMBER_API Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
+EMBER_API Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+EMBER_API Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+}  // namespace special
 
 // ---- dtype queries
 /// The dtype an op on these operands computes in (libtorch's result_type).

@@ -38,33 +38,36 @@ namespace ember {
 class RawAllocator;
 class StreamEvents;
 
-#define EMBER_FORALL_OPS(_)                                                                                  \
-  /* elementwise: nullary */                                                                                 \
-  _(Fill)                                                                                                    \
-  _(Arange)                                                                                                  \
-  _(Uniform)                                                                                                 \
-  _(Normal)                                                                                                  \
-  _(RandInt) _(RandPerm) /* elementwise: unary (Copy casts from dtype to out_dtype) */                       \
-      _(Copy) _(Neg) _(Abs) _(Sign) _(Exp) _(Log) _(Log1p) _(Expm1) _(Sqrt) _(Rsqrt) _(Square) _(Sin) _(Cos) \
-          _(Tan) _(Tanh) _(Sigmoid) _(Relu) _(Gelu) _(Floor) _(Ceil) _(Round) _(Trunc) _(Reciprocal)         \
-              _(IsNan) _(IsInf) _(LogicalNot) _(Clamp) _(Erf) _(Erfc) _(Erfinv) _(Lgamma) _(Digamma)         \
-                  _(Trigamma) _(BitwiseNot) /* elementwise: binary */                                        \
-      _(Add) _(Sub) _(Mul) _(Div) _(Remainder) _(Pow) _(Maximum) _(Minimum) _(Atan2) _(Eq) _(Ne) _(Lt) _(Le) \
-          _(Gt) _(Ge) _(LogicalAnd) _(LogicalOr) _(LogicalXor) _(IsClose) _(BitwiseAnd) _(BitwiseOr)         \
-              _(BitwiseXor) _(LeftShift) _(RightShift) _(Gcd) _(Lcm) _(Nextafter) /* elementwise: ternary */ \
-      _(Where) _(Lerp) _(Addcmul) _(Addcdiv)                                      /* reductions */           \
-      _(Sum) _(Prod) _(Max) _(Min) _(ArgMax) _(ArgMin) _(All) _(Any) _(Var) _(Norm)                          \
-          _(LogSumExp)                   /* along one dim */                                                 \
-      _(Softmax) _(LogSoftmax) _(Cumsum) /* linear algebra */                                                \
-      _(MatMul)                          /* selection: gather / scatter along a dim, sort along a dim */     \
-      _(Gather) _(Scatter)                                                                                   \
-          _(Sort) /* selection along one dim by an index list (advanced indexing stands on these) */         \
-      _(IndexSelect) _(IndexCopy) _(IndexAdd)                                                                \
-          _(Nonzero) /* fused optimizer updates: one kernel per parameter tensor per step */                 \
-      _(SgdStep) _(AdamStep) _(RmspropStep) _(AdagradStep)                                                   \
-          _(AmpUnscale) /* library kernels: optional per device type (Note [Library kernels]) */             \
-      _(Convolution) _(ConvolutionBackward) _(MaxPool2d) _(MaxPool2dBackward) _(AdaptiveAvgPool2d)           \
-          _(AdaptiveAvgPool2dBackward) _(BatchNormStats) _(BatchNormBackwardReduce)
+// clang-format off
+#define EMBER_FORALL_OPS(_)                                                                                      \
+  /* elementwise: nullary */                                                                                     \
+  _(Fill) _(Arange) _(Uniform) _(Normal) _(RandInt) _(RandPerm)                                                  \
+  /* elementwise: unary (Copy casts from dtype to out_dtype) */                                                  \
+  _(Copy) _(Neg) _(Abs) _(Sign) _(Exp) _(Log) _(Log1p) _(Expm1) _(Sqrt) _(Rsqrt) _(Square) _(Sin) _(Cos) _(Tan)  \
+  _(Tanh) _(Sigmoid) _(Relu) _(Gelu) _(Floor) _(Ceil) _(Round) _(Trunc) _(Reciprocal) _(IsNan) _(IsInf)          \
+  _(LogicalNot) _(Clamp) _(Erf) _(Erfc) _(Erfinv) _(Lgamma) _(Digamma) _(Trigamma) _(BitwiseNot)                 \
+  /* elementwise: binary */                                                                                      \
+  _(Add) _(Sub) _(Mul) _(Div) _(Remainder) _(Pow) _(Maximum) _(Minimum) _(Atan2) _(Eq) _(Ne) _(Lt) _(Le) _(Gt)   \
+  _(Ge) _(LogicalAnd) _(LogicalOr) _(LogicalXor) _(IsClose) _(BitwiseAnd) _(BitwiseOr) _(BitwiseXor)             \
+  _(LeftShift) _(RightShift) _(Gcd) _(Lcm) _(Nextafter)                                                          \
+  /* elementwise: ternary */                                                                                     \
+  _(Where) _(Lerp) _(Addcmul) _(Addcdiv)                                                                         \
+  /* reductions */                                                                                               \
+  _(Sum) _(Prod) _(Max) _(Min) _(ArgMax) _(ArgMin) _(All) _(Any) _(Var) _(Norm) _(LogSumExp)                    \
+  /* along one dim */                                                                                            \
+  _(Softmax) _(LogSoftmax) _(Cumsum)                                                                             \
+  /* linear algebra */                                                                                           \
+  _(MatMul)                                                                                                      \
+  /* selection: gather / scatter along a dim, sort along a dim */                                                \
+  _(Gather) _(Scatter) _(Sort)                                                                                   \
+  /* selection along one dim by an index list (advanced indexing stands on these) */                             \
+  _(IndexSelect) _(IndexCopy) _(IndexAdd) _(Nonzero)                                                             \
+  /* fused optimizer updates: one kernel per parameter tensor per step */                                        \
+  _(SgdStep) _(AdamStep) _(RmspropStep) _(AdagradStep) _(AmpUnscale)                                            \
+  /* library kernels: optional per device type (Note [Library kernels]) */                                       \
+  _(Convolution) _(ConvolutionBackward) _(MaxPool2d) _(MaxPool2dBackward) _(AdaptiveAvgPool2d)                   \
+  _(AdaptiveAvgPool2dBackward) _(BatchNormStats) _(BatchNormBackwardReduce)
+// clang-format on
 
 enum class Op : uint8_t {
 #define EMBER_OP_ENUM(name) name,

@@ -17,7 +17,11 @@ class Scalar {
   enum class Kind : uint8_t { Bool, Int, Double };
 
   Scalar() : Scalar(int64_t(0)) {}
-  Scalar(bool v) : kind_(Kind::Bool) { v_.i = v; }
+  // A template, as c10's: a pointer ("nuc") must not become a Scalar through bool.
+  template <class T, std::enable_if_t<std::is_same_v<T, bool>, int> = 0>
+  Scalar(T v) : kind_(Kind::Bool) {
+    v_.i = v;
+  }
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Scalar(T v) : kind_(Kind::Int) {
     v_.i = static_cast<int64_t>(v);

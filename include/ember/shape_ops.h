@@ -116,6 +116,14 @@ EMBER_API Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index
 EMBER_API Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
 /// self with its flat (row-major) positions `index` set to (or increased by) source.
 EMBER_API Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
+/// self with src written into self.slice(dim, start, end, step), self.select(dim, index),
+/// or self.diagonal(offset, dim1, dim2).
+EMBER_API Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim = 0,
+                               std::optional<int64_t> start = {}, std::optional<int64_t> end = {},
+                               int64_t step = 1);
+EMBER_API Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index);
+EMBER_API Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset = 0, int64_t dim1 = 0,
+                                  int64_t dim2 = 1);
 /// scatter that reduces what lands on one position: "sum", "prod", "mean", "amax" or
 /// "amin", counting self's value unless include_self is false.
 EMBER_API Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,

@@ -519,6 +519,43 @@ class EMBER_API Tensor {
   Tensor inverse() const;
   Tensor cholesky(bool upper = false) const;
   Tensor matrix_power(int64_t n) const;
+  Tensor matrix_exp() const;
+  /// Every dim reversed (numpy's .T); matrix_H: a 2-D tensor's transpose.
+  Tensor numpy_T() const;
+  Tensor matrix_H() const;
+  Tensor dist(const Tensor& other, const Scalar& p = 2) const;
+  /// Each slice along dim scaled down to p-norm maxnorm when its norm exceeds it.
+  Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = {}) const;
+  Tensor ger(const Tensor& vec2) const;
+  // self with src written into a slice, a selection or a diagonal (out of place)
+  Tensor slice_scatter(const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = {},
+                       std::optional<int64_t> end = {}, int64_t step = 1) const;
+  Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
+  Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor& fill_diagonal_(const Scalar& fill_value, bool wrap = false) const;
+  // libtorch's aliases and queries
+  Tensor absolute() const;
+  Tensor& absolute_() const;
+  Tensor fix() const;
+  Tensor& fix_() const;
+  Tensor subtract(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor subtract(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& subtract_(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& subtract_(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor argwhere() const;
+  std::vector<Tensor> unsafe_chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unsafe_split(int64_t split_size, int64_t dim = 0) const;
+  bool is_signed() const;
+  bool is_complex() const;
+  /// The truth of a one-element tensor (an error for any other count).
+  bool is_nonzero() const;
+  bool is_same_size(const Tensor& other) const;
+  Tensor isreal() const;
+  /// Summed down to `size` (which must expand to this tensor's shape).
+  Tensor sum_to_size(IntArrayRef size) const;
+  Tensor new_empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options = {}) const;
 
   // ---- autograd (API.md section 9; lib/autograd)
   const Tensor& requires_grad_(bool requires_grad = true) const;

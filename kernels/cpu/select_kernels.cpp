@@ -152,7 +152,8 @@ void scatter_typed(const SelectArgs& a) {
       T& dst = out[j * so + ix[j * sx] * a.indexed_stride];
       const T v = a.in_is_scalar ? value : in[j * si];
       if (a.reduce == 0) dst = v;
-      else if constexpr (std::is_same_v<T, bool>) dst = a.reduce == 1 ? (dst || v) : (dst && v);
+      else if constexpr (std::is_same_v<T, bool>)
+        dst = a.reduce == 1 || a.reduce == 3 ? (dst || v) : (dst && v);
       else if (a.reduce == 1) dst = T(M(dst) + M(v));
       else if (a.reduce == 2)
         dst = T(M(dst) * M(v));

@@ -79,8 +79,11 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   const int64_t dim = weight.dim() - 2;
   EMBER_CHECK_ARG(dim > 0, "weight should have at least three dimensions");
   EMBER_CHECK_ARG(groups > 0, "non-positive groups is not supported");
-  ConvParams p{expand_param(stride, "stride", dim), expand_param(padding, "padding", dim),
-               expand_param(dilation, "dilation", dim), groups};
+  ConvParams p{expand_param(stride, "stride", dim),
+               expand_param(padding, "padding", dim),
+               expand_param(dilation, "dilation", dim),
+               groups,
+               {}};
   expand_param(std::vector<int64_t>(size_t(spatial), 0), "output_padding", dim);
   nn::detail::check_conv(input, weight, bias, p, /*transposed=*/false);
   if (nn::detail::library_convolution_applies(input, weight, bias))

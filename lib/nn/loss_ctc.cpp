@@ -54,7 +54,7 @@ Tensor ctc_loss(const Tensor& log_probs_in, const Tensor& targets_in, IntArrayRe
   EMBER_CHECK_ARG(int64_t(target_lengths.size()) == N, "target_lengths must be of size batch_size");
   // Where each sample's target starts in the flat targets, and the step between its labels.
   std::vector<int64_t> offsets(size_t(N), 0);
-  int64_t stride = 1, max_target = 0;
+  int64_t max_target = 0;
   for (int64_t b = 0; b < N; ++b) {
     // A negative length would shift the later samples' target offsets out of targets.
     EMBER_CHECK_ARG(target_lengths[size_t(b)] >= 0,

@@ -31,7 +31,7 @@ Tensor diagflat(const Tensor& x, int64_t offset) {
 Tensor Tensor::diagflat(int64_t offset) const { return ember::diagflat(*this, offset); }
 
 Tensor block_diag(const std::vector<Tensor>& tensors) {
-  ScalarType dtype = kFloat;
+  ScalarType dtype = get_default_dtype();
   Device device(kCPU, 0);
   int64_t rows = 0, cols = 0;
   std::vector<Tensor> blocks;

@@ -91,16 +91,17 @@ Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& sour
   require(self, "masked_scatter", "self");
   require(source, "masked_scatter", "source");
   const Tensor m0 = bool_mask(mask, "masked_scatter_");
-  EMBER_CHECK_ARG(self.dtype() == source.dtype(),
-                  "masked_scatter: expected self and source to have same dtypes but got {} and {}",
-                  detail::torch_name(self.dtype()), detail::torch_name(source.dtype()));
+  EMBER_CHECK_ARG(
+      self.dtype() == source.dtype(),
+      "masked_scatter: expected self and source to have same dtypes but got{} and {}",  // libtorch's
+      detail::torch_name(self.dtype()), detail::torch_name(source.dtype()));
   const auto shape = detail::broadcast_shapes(self.sizes(), m0.sizes(), "masked_scatter");
   const Tensor m = m0.expand(shape.ref()), base = self.expand(shape.ref());
   const int64_t count = m.sum().item<int64_t>();
-  EMBER_CHECK_ARG(count <= source.numel(),
-                  "masked_scatter: expected source to have at least {} elements (the "
-                  "number of ones in mask), but it has {}",
-                  count, source.numel());
+  EMBER_CHECK_ARG(
+      count <= source.numel(),
+      "Number of elements of source < number of ones in mask (source has {} elements, mask {} ones)",
+      source.numel(), count);
   if (source.numel() == 0) return base.clone();  // nothing to take (count is 0 too)
   // The k-th true of the mask (row-major) takes source's k-th element.
   const Tensor position = (cumsum(m.reshape({-1}), 0) - 1).clamp_min(0);
@@ -146,6 +147,66 @@ Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) c
 }
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) const {
   return copy_(ember::put(*this, index, source, accumulate));
+}
+
+// ---- slice, select and diagonal scatters: a clone of self with src copied into the view
+namespace {
+template <class MakeView>
+Tensor scatter_into_view(const Tensor& self, const Tensor& src, MakeView view_of) {
+  EMBER_CHECK_ARG(self.defined() && src.defined(), "scatter into a view: an input is an undefined tensor");
+  Tensor result = self.clone();
+  Tensor view = view_of(result);
+  EMBER_CHECK_ARG(view.sizes() == src.sizes(),
+                  "expected src to have a size equal to the slice of self. src size = {}, slice size = {}",
+                  detail::shape_str(src.sizes()), detail::shape_str(view.sizes()));
+  view.copy_(src);
+  return result;
+}
+}  // namespace
+
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start,
+                     std::optional<int64_t> end, int64_t step) {
+  return scatter_into_view(self, src, [&](const Tensor& t) {
+    const int64_t d = detail::wrap_dim(dim, t.dim(), "slice_scatter");
+    return t.slice(d, start.value_or(0), end.value_or(std::numeric_limits<int64_t>::max()), step);
+  });
+}
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  return scatter_into_view(self, src, [&](const Tensor& t) { return t.select(dim, index); });
+}
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
+  return scatter_into_view(self, src, [&](const Tensor& t) { return t.diagonal(offset, dim1, dim2); });
+}
+Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim, std::optional<int64_t> start,
+                             std::optional<int64_t> end, int64_t step) const {
+  return ember::slice_scatter(*this, src, dim, start, end, step);
+}
+Tensor Tensor::select_scatter(const Tensor& src, int64_t dim, int64_t index) const {
+  return ember::select_scatter(*this, src, dim, index);
+}
+Tensor Tensor::diagonal_scatter(const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) const {
+  return ember::diagonal_scatter(*this, src, offset, dim1, dim2);
+}
+
+Tensor& Tensor::fill_diagonal_(const Scalar& fill_value, bool wrap) const {
+  EMBER_CHECK_ARG(defined(), "fill_diagonal_: undefined tensor");
+  EMBER_CHECK_ARG(dim() >= 2, "dimensions must larger than 1");
+  if (dim() > 2)
+    for (int64_t d = 1; d < dim(); ++d)
+      EMBER_CHECK_ARG(size(d) == size(0), "all dimensions of input must be of equal length");
+  // The diagonal's row-major positions step by the sum of the row-major strides; a tall
+  // matrix with wrap starts again below the square every cols + 1 rows, as libtorch's.
+  int64_t step = 0, inner = 1;
+  for (int64_t d = dim() - 1; d >= 0; --d) {
+    step += inner;
+    inner *= size(d);
+  }
+  int64_t count = size(0);
+  for (int64_t d = 1; d < dim(); ++d) count = std::min(count, size(d));
+  if (wrap && dim() == 2 && size(0) > size(1) + 1) count = (numel() + step - 1) / step;
+  if (count == 0) return const_cast<Tensor&>(*this);
+  const Tensor positions = arange(count, detail::long_on(*this)) * step;
+  return copy_(ember::put(*this, positions, full({count}, fill_value, options())));
 }
 
 // ---- scatter_reduce
@@ -283,7 +344,8 @@ Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& sr
 }
 Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                                 bool include_self) const {
-  return copy_(ember::scatter_reduce(*this, dim, index, src, reduce, include_self));
+  // From a copy: the backward reads self as it was, which the copy_ below overwrites.
+  return copy_(ember::scatter_reduce(clone(), dim, index, src, reduce, include_self));
 }
 
 }  // namespace ember

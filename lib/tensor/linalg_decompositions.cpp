@@ -3,6 +3,13 @@
 // torch::linalg's forms, with their errors). The factorizations run on the host in float64
 // (partial-pivoting LU, Cholesky); results come back in the input's dtype and device.
 // Gradients are libtorch's formulas written in ember ops, so they differentiate again.
+//
+// Note [Host factorizations]
+// LU and Cholesky run here, on the host, rather than as registered kernels: they are
+// sequential O(n^3) loops that matter for small matrices (covariances, Jacobians, test
+// fixtures), where one float64 pass is exact enough and simplest. A CUDA tensor is copied
+// to the host and back. cuSOLVER and LAPACK kernels behind the registry would take over
+// for large batches without changing the front-ends or the gradients.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -29,6 +36,8 @@ void check_square(const Tensor& a, const char* op) {
                   a.size(-1));
   EMBER_CHECK_ARG(a.is_floating_point(), "{}: Expected a floating point or complex tensor as input. Got {}",
                   op, detail::torch_name(a.dtype()));
+  EMBER_CHECK_ARG(a.dtype() == kFloat || a.dtype() == kDouble,
+                  "{}: Low precision dtypes not supported. Got {}", op, detail::torch_name(a.dtype()));
 }
 
 // The matrices of a [..., n, n] tensor as contiguous float64 on the host.
@@ -231,7 +240,8 @@ Tensor det_impl(const Tensor& a, const char* op) {
 
 Tensor cholesky_impl(const Tensor& a, bool upper, const char* op) {
   check_square(a, op);
-  Tensor l = host_cholesky(a, op);
+  // upper reads A's upper triangle: the lower one of A^T.
+  Tensor l = host_cholesky(upper ? a.mT() : a, op);
   if (upper) l = l.mT().contiguous();
   if (!recording(a)) return l;
   // Murray's formula: gA = sym(L^-H Phi(L^H gL) L^-1), Phi the lower triangle with its
@@ -263,7 +273,7 @@ Tensor matrix_power_impl(const Tensor& a, int64_t k, const char* op) {
   Tensor result;
   // Square and multiply: about 2 log2(k) products.
   while (e) {
-    if (e & 1) result = result.defined() ? matmul(result, base) : base;
+    if (e & 1) result = result.defined() ? matmul(result, base) : base.clone();  // never a itself
     e >>= 1;
     if (e) base = matmul(base, base);
   }
@@ -274,6 +284,11 @@ Tensor matrix_power_impl(const Tensor& a, int64_t k, const char* op) {
 Tensor solve_impl(const Tensor& a, const Tensor& b, bool left) {
   check_square(a, "linalg.solve");
   EMBER_CHECK_ARG(b.defined(), "linalg.solve: B is an undefined tensor");
+  EMBER_CHECK_ARG(
+      a.dtype() == b.dtype(),
+      "linalg.solve: Expected A and B to have the same dtype, but found A of type {} and B of type {} "
+      "instead",
+      detail::torch_name(a.dtype()), detail::torch_name(b.dtype()));
   const bool vector =
       b.dim() == 1 || (b.dim() == a.dim() - 1 && b.sizes() == a.sizes().slice(0, size_t(a.dim() - 1)));
   const int64_t rows = vector ? b.size(-1) : b.size(-2), cols = vector ? 1 : b.size(-1);

@@ -1,12 +1,9 @@
-// Statistics, integration and window functions of libtorch's ATen, composed of ember's
-// own ops with libtorch 1.13's formulas (so float32 results round as libtorch's do):
-// cov, corrcoef, trapezoid/trapz, cumulative_trapezoid, and the hann, hamming, blackman
-// and bartlett windows.
+// Statistics and integration of libtorch's ATen, composed of ember's own ops with
+// libtorch 1.13's formulas: cov, corrcoef, trapezoid/trapz, cumulative_trapezoid.
 #include <cmath>
 
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
-#include "dispatch/type_promotion.h"
 #include "ember/check.h"
 #include "ember/math_ops.h"
 #include "ember/ops.h"
@@ -16,8 +13,6 @@
 namespace ember {
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
-
 Tensor floating(const Tensor& x) { return x.is_floating_point() ? x : x.to(get_default_dtype()); }
 
 void check_weights(const Tensor& w, const char* which, int64_t observations) {
@@ -40,6 +35,7 @@ Tensor cov(const Tensor& x, int64_t correction, const std::optional<Tensor>& fwe
                   "cov(): expected input to have two or fewer dimensions but got an input with {} "
                   "dimensions",
                   x.dim());
+  EMBER_CHECK_ARG(x.dtype() != kBool, "cov(): bool dtype is not supported for input.");
   const Tensor in = x.dim() < 2 ? floating(x).reshape({1, -1}) : floating(x);
   const int64_t observations = in.size(1);
   Tensor w;
@@ -59,6 +55,8 @@ Tensor cov(const Tensor& x, int64_t correction, const std::optional<Tensor>& fwe
     w = w.defined() ? w * *aweights : *aweights;
   }
   const Tensor w_sum = w.defined() ? w.sum().to(in.dtype()) : scalar_tensor(observations, in.options());
+  if (w.defined())
+    EMBER_CHECK_ARG(w_sum.item<double>() != 0, "cov(): weights sum to zero, can't be normalized");
   const Tensor avg = w.defined() ? (in * w).sum(1) / w_sum : in.mean(1);
   Tensor norm_factor;
   if (w.defined() && correction != 0 && has_aweights)
@@ -140,80 +138,6 @@ Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
   const int64_t d = checked_dim(y, dim, "cumulative_trapezoid");
   if (y.size(d) == 0) return floating(y).clone();
   return (pair_sums(y, d) * (dx.to_double() / 2.)).cumsum(d);
-}
-
-// ---- window functions
-namespace {
-// The window's options (default dtype when none is given), checked as libtorch checks them;
-// `length` is the symmetric window's (n + 1 when periodic).
-TensorOptions window_options(const char* op, int64_t n, const TensorOptions& options) {
-  EMBER_CHECK_ARG(n >= 0, "{} requires non-negative window_length, got window_length={}", op, n);
-  const ScalarType t = options.has_dtype() ? options.dtype() : get_default_dtype();
-  EMBER_CHECK_ARG(is_floating_point(t), "{} expects floating point dtypes, got: {}", op,
-                  detail::torch_name(t));
-  return TensorOptions(options).dtype(t);
-}
-
-// Windows of length 0 and 1 are [] and [1]; a periodic window is a symmetric one of n + 1
-// with its last point dropped.
-template <class F>
-Tensor make_window(const char* op, int64_t n, bool periodic, const TensorOptions& options, F symmetric) {
-  const TensorOptions o = window_options(op, n, options);
-  if (n == 0) return empty({0}, o);
-  if (n == 1) return ones({1}, o);
-  const int64_t length = periodic ? n + 1 : n;
-  const Tensor w = symmetric(arange(length, o), length);
-  return periodic ? w.slice(0, 0, n) : w;
-}
-}  // namespace
-
-Tensor hamming_window(int64_t window_length, bool periodic, double alpha, double beta,
-                      const TensorOptions& options) {
-  return make_window("hamming_window", window_length, periodic, options,
-                     [&](const Tensor& k, int64_t length) {
-                       return cos(k * (kPi * 2. / double(length - 1))) * -beta + alpha;
-                     });
-}
-Tensor hann_window(int64_t window_length, bool periodic, const TensorOptions& options) {
-  window_options("hann_window", window_length, options);
-  return hamming_window(window_length, periodic, 0.5, 0.5, options);
-}
-Tensor blackman_window(int64_t window_length, bool periodic, const TensorOptions& options) {
-  return make_window("blackman_window", window_length, periodic, options,
-                     [](const Tensor& k, int64_t length) {
-                       const Tensor phase = k * (kPi / double(length - 1));
-                       return cos(phase * 4) * 0.08 - cos(phase * 2) * 0.5 + 0.42;
-                     });
-}
-Tensor bartlett_window(int64_t window_length, bool periodic, const TensorOptions& options) {
-  return make_window("bartlett_window", window_length, periodic, options,
-                     [](const Tensor& k, int64_t length) {
-                       const Tensor ramp = k * (2. / double(length - 1));
-                       const int64_t rising = ((length - 1) >> 1) + 1;
-                       return cat({ramp.slice(0, 0, rising), 2 - ramp.slice(0, rising, length)}, 0);
-                     });
-}
-Tensor hann_window(int64_t window_length, const TensorOptions& options) {
-  return hann_window(window_length, true, options);
-}
-Tensor hamming_window(int64_t window_length, const TensorOptions& options) {
-  return hamming_window(window_length, true, 0.54, 0.46, options);
-}
-Tensor blackman_window(int64_t window_length, const TensorOptions& options) {
-  return blackman_window(window_length, true, options);
-}
-Tensor bartlett_window(int64_t window_length, const TensorOptions& options) {
-  return bartlett_window(window_length, true, options);
-}
-
-// ---- dtype queries
-ScalarType result_type(const Tensor& a, const Tensor& b) { return detail::result_type(a, b); }
-ScalarType result_type(const Tensor& a, const Scalar& b) { return detail::result_type(a, b); }
-ScalarType result_type(const Scalar& a, const Tensor& b) { return detail::result_type(b, a); }
-ScalarType result_type(const Scalar& a, const Scalar& b) { return detail::result_type(a, b); }
-bool can_cast(ScalarType from, ScalarType to) {
-  if (is_floating_point(from) && is_integral(to, true)) return false;
-  return from == kBool || to != kBool;
 }
 
 }  // namespace ember

@@ -63,8 +63,10 @@ std::tuple<Tensor, Tensor, Tensor> unique_rows(const Tensor& x, int64_t dim, boo
   const int64_t d = detail::wrap_dim(dim, x.dim(), op);
   const Tensor moved = x.dim() == 0 ? x.reshape({1}) : x.movedim(d, 0);
   const int64_t n = moved.size(0);
-  const Tensor rows = sortable(moved.reshape({n, -1}).contiguous());
-  if (n == 0) return {x.clone(), return_inverse ? empty_long(x) : empty_long(x), empty_long(x)};
+  EMBER_CHECK_ARG(n == 0 || moved.numel() > 0,
+                  "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+  if (n == 0) return {x.clone(), empty_long(x), empty_long(x)};
+  const Tensor rows = sortable(moved.reshape({n, moved.numel() / n}).contiguous());
   const Tensor order = sort_rows ? row_order(rows) : arange(n, detail::long_on(x));
   const Groups g = groups_of(rows.index_select(0, order));
   const Tensor firsts = order.masked_select(g.starts);
@@ -113,19 +115,20 @@ std::tuple<Tensor, Tensor> _unique(const Tensor& x, bool sorted, bool return_inv
 
 std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool sorted, bool return_inverse,
                                               bool return_counts) {
-  (void)sorted;
-  return unique_rows(x, dim, true, return_inverse, return_counts, "unique_dim");
+  (void)sorted, (void)return_inverse, (void)return_counts;  // along a dim libtorch computes both always
+  return unique_rows(x, dim, true, true, true, "unique_dim");
 }
 
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse,
                                                       bool return_counts, std::optional<int64_t> dim) {
-  if (dim) return unique_rows(x, *dim, false, return_inverse, return_counts, "unique_consecutive");
+  if (dim) return unique_rows(x, *dim, false, true, true, "unique_consecutive");
   return unique_flat(x, false, return_inverse, return_counts, "unique_consecutive");
 }
 
 std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& x, int64_t dim, bool return_inverse,
                                                           bool return_counts) {
-  return unique_rows(x, dim, false, return_inverse, return_counts, "unique_dim_consecutive");
+  (void)return_inverse, (void)return_counts;
+  return unique_rows(x, dim, false, true, true, "unique_dim_consecutive");
 }
 
 std::tuple<Tensor, Tensor, Tensor> Tensor::unique_consecutive(bool return_inverse, bool return_counts,
