@@ -223,6 +223,8 @@ GpuOp torch_gpu_case(const GpuCase& c) {
       };
     }
     case GpuCase::ResNetStep: {
+      // float32 convolutions without TF32 on both sides (ember's default, not libtorch's).
+      at::globalContext().setAllowTF32CuDNN(false);
       torch::manual_seed(7);
       auto model = std::make_shared<torch_resnet::resnet18_impl::Net>();
       model->to(torch::Device(torch::kCUDA, 0));

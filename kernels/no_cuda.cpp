@@ -12,6 +12,7 @@ namespace ember::cuda {
 
 bool is_available() { return false; }
 int device_count() { return 0; }
+bool cudnn_is_available() { return false; }
 void synchronize(int) {}
 namespace {
 bool g_allow_tf32 = false;

@@ -3,7 +3,8 @@
 // the same weights and inputs. The layers are ember ops, so this checks that their
 // composition (im2col, pooling indices, the recurrent and attention graphs) runs on CUDA.
 #include <catch2/catch.hpp>
-
+#include <cmath>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -195,4 +196,112 @@ TEST_CASE("cuda layers: losses match the CPU") {
     const Tensor in_len = tensor({12, 10}).to(d), tgt_len = tensor({4, 2}).to(d);
     return backprop(F::ctc_loss(lp, targets, in_len, tgt_len).reshape({1}), {x});
   });
+}
+
+namespace {
+
+// conv2d (or conv3d) on `d` in `dtype` and memory `format`, from float32 values drawn on
+// the CPU and rounded to `values` (the GPU's dtype, so that the CPU's float32 reference
+// starts from the same numbers): the output, then the input's, weight's and bias's
+// gradients for a fixed output gradient, as float32 on the CPU. On the GPU it also checks
+// that cuDNN ran (one ConvolutionBackward0 node) and that the layout was kept.
+V cudnn_conv(Device d, ScalarType values, ScalarType dtype, MemoryFormat format, int spatial, int64_t groups,
+             int64_t stride, int64_t dilation) {
+  manual_seed(11);
+  const std::vector<int64_t> xs =
+      spatial == 2 ? std::vector<int64_t>{3, 8, 13, 11} : std::vector<int64_t>{2, 8, 6, 7, 5};
+  std::vector<int64_t> ws = {12, 8 / groups};
+  for (int i = 0; i < spatial; ++i) ws.push_back(3);
+  const auto round = [&](const Tensor& t) { return t.to(values).to(kFloat); };
+  const Tensor x0 = round(randn(xs)), w0 = round(randn(ws) * 0.2), b0 = round(randn({12}));
+  Tensor x = x0.to(d).to(dtype).contiguous(format).requires_grad_();
+  Tensor w = w0.to(d).to(dtype).requires_grad_(), b = b0.to(d).to(dtype).requires_grad_();
+  const std::vector<int64_t> st(size_t(spatial), stride), pad(size_t(spatial), 1),
+      dil(size_t(spatial), dilation);
+  const Tensor y =
+      spatial == 2 ? conv2d(x, w, b, st, pad, dil, groups) : conv3d(x, w, b, st, pad, dil, groups);
+  manual_seed(12);
+  const Tensor g = round(randn(y.sizes())).to(d).to(dtype);
+  y.backward(g);
+  if (d.is_cuda()) {
+    CHECK(y.grad_fn()->name() == "ConvolutionBackward0");
+    CHECK(y.is_contiguous(format));
+    CHECK(x.grad().is_contiguous(format));
+  }
+  return {y.detach().cpu().to(kFloat), x.grad().cpu().to(kFloat), w.grad().cpu().to(kFloat),
+          b.grad().cpu().to(kFloat)};
+}
+
+}  // namespace
+
+TEST_CASE("cuda layers: cuDNN convolutions in every dtype and memory format match the CPU") {
+  EMBER_REQUIRE_GPU();
+  if (!cuda::cudnn_is_available()) {
+    WARN("skipped: ember was built without cuDNN");
+    return;
+  }
+  struct Shape {
+    int spatial;
+    int64_t groups, stride, dilation;
+  };
+  const Shape shapes[] = {{2, 1, 1, 1}, {2, 2, 2, 1}, {2, 4, 1, 2}, {3, 1, 1, 1}, {3, 2, 2, 1}};
+  // Relative to max |cpu|: float32 differs only by summation order (FMA math, no TF32);
+  // Half and BFloat16 round each output and gradient.
+  const std::pair<ScalarType, double> dtypes[] = {{kFloat, 1e-5}, {kHalf, 4e-3}, {kBFloat16, 3e-2}};
+  for (const Shape& s : shapes)
+    for (const auto& [dtype, tol] : dtypes)
+      for (bool channels_last : {false, true}) {
+        const MemoryFormat format = !channels_last   ? MemoryFormat::Contiguous
+                                    : s.spatial == 2 ? MemoryFormat::ChannelsLast
+                                                     : MemoryFormat::ChannelsLast3d;
+        const V gpu = cudnn_conv(kGpu, dtype, dtype, format, s.spatial, s.groups, s.stride, s.dilation);
+        const V cpu = cudnn_conv(kCpu, dtype, kFloat, MemoryFormat::Contiguous, s.spatial, s.groups, s.stride,
+                                 s.dilation);
+        for (size_t i = 0; i < cpu.size(); ++i) {
+          INFO(s.spatial << "-d, groups " << s.groups << ", stride " << s.stride << ", dilation "
+                         << s.dilation << ", " << name(dtype) << (channels_last ? ", channels-last" : "")
+                         << ", tensor " << i << " (output, then the input's, weight's and bias's gradients)");
+          REQUIRE(gpu[i].sizes().vec() == cpu[i].sizes().vec());
+          const double err = (gpu[i] - cpu[i]).abs().max().item<double>(),
+                       scale = cpu[i].abs().max().item<double>();
+          INFO("max |gpu - cpu| " << err << ", max |cpu| " << scale);
+          CHECK(err <= tol * (1 + scale));
+        }
+      }
+  // TF32 when allowed: the same values to TF32's 10-bit mantissa.
+  cuda::set_allow_tf32(true);
+  const V tf32 = cudnn_conv(kGpu, kFloat, kFloat, MemoryFormat::ChannelsLast, 2, 1, 1, 1);
+  cuda::set_allow_tf32(false);
+  const V cpu = cudnn_conv(kCpu, kFloat, kFloat, MemoryFormat::Contiguous, 2, 1, 1, 1);
+  for (size_t i = 0; i < cpu.size(); ++i)
+    CHECK((tf32[i] - cpu[i]).abs().max().item<double>() <= 5e-3 * (1 + cpu[i].abs().max().item<double>()));
+}
+
+// cuDNN indexes tensors with int: a batch of more than INT_MAX elements runs in slices
+// (127 + 3 samples of 4096^2 here), whose weight and bias gradients add up.
+TEST_CASE("cuda layers: a cuDNN convolution over more than INT_MAX elements runs in batch slices", "[slow]") {
+  EMBER_REQUIRE_GPU();
+  if (!cuda::cudnn_is_available()) {
+    WARN("skipped: ember was built without cuDNN");
+    return;
+  }
+  const auto half = TensorOptions(kHalf).device(kGpu);
+  manual_seed(21);
+  const Tensor x = rand({130, 1, 4096, 4096}, half);
+  REQUIRE(x.numel() > INT32_MAX);
+  Tensor w = full({1, 1, 1, 1}, 0.5, half).requires_grad_(), b = full({1}, 0.25, half).requires_grad_();
+  const Tensor y = conv2d(x, w, b);
+  REQUIRE(y.grad_fn()->name() == "ConvolutionBackward0");
+  for (int64_t n : {0, 126, 127, 129}) {  // both sides of the slice boundary
+    const Tensor expect = x[n].to(kFloat) * 0.5 + 0.25;
+    CHECK((y[n].to(kFloat) - expect).abs().max().item<double>() <= 1e-3);
+  }
+  // The gradient reaches the first and the last sample only, 2^-12 each (exact in half).
+  Tensor g = zeros_like(y);
+  g[0].fill_(1.0 / 4096);
+  g[129].fill_(1.0 / 4096);
+  y.backward(g);
+  const double expect_w = (x[0].to(kFloat).sum() + x[129].to(kFloat).sum()).item<double>() / 4096;
+  CHECK(std::abs(w.grad().item<double>() - expect_w) <= 4e-3 * expect_w);
+  CHECK(b.grad().item<double>() == 8192.0);  // 2 * 4096^2 * 2^-12
 }

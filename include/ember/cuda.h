@@ -10,6 +10,8 @@ namespace ember::cuda {
 
 EMBER_API bool is_available();
 EMBER_API int device_count();
+/// Whether GPU convolutions run through cuDNN: ember was built with it and a GPU exists.
+EMBER_API bool cudnn_is_available();
 /// Waits for all work on the device (-1: the current one).
 EMBER_API void synchronize(int device = -1);
 /// float32 matmul on tensor cores (TF32); default false.

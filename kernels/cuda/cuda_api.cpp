@@ -101,6 +101,11 @@ using detail::cuda_device_count;
 
 bool is_available() { return cuda_device_count() > 0; }
 int device_count() { return cuda_device_count(); }
+#ifdef EMBER_WITH_CUDNN
+bool cudnn_is_available() { return cuda_device_count() > 0; }
+#else
+bool cudnn_is_available() { return false; }
+#endif
 
 void synchronize(int device) {
   if (cuda_device_count() == 0) return;  // nothing can be pending

@@ -252,6 +252,9 @@ void register_cuda_kernels() {
   register_cuda_select_kernels();
   register_cuda_index_kernels();
   register_cuda_optim_kernels();
+#ifdef EMBER_WITH_CUDNN
+  register_cuda_cudnn_kernels();
+#endif
 }
 
 }  // namespace ember::detail

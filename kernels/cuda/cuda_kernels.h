@@ -21,6 +21,8 @@ void register_cuda_dim_kernels();
 void register_cuda_select_kernels();
 void register_cuda_index_kernels();
 void register_cuda_optim_kernels();
+/// Convolution through cuDNN (kernels/cuda/cudnn/, built when cuDNN 9 is found).
+void register_cuda_cudnn_kernels();
 
 /// The cudaEvent-backed StreamEvents for the caching allocator of a physical GPU.
 StreamEvents* cuda_stream_events(int device);
