@@ -86,8 +86,13 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
                {}};
   expand_param(std::vector<int64_t>(size_t(spatial), 0), "output_padding", dim);
   nn::detail::check_conv(input, weight, bias, p, /*transposed=*/false);
-  if (nn::detail::library_convolution_applies(input, weight, bias))
-    return nn::detail::library_convolution(input, weight, bias, p);
+  if (nn::detail::library_convolution_applies(input, weight, bias)) {
+    try {
+      return nn::detail::library_convolution(input, weight, bias, p);
+    } catch (const NotImplemented&) {
+      // The library has no algorithm for this shape (Note [Library kernels]): the portable form runs.
+    }
+  }
   // A channels-last input gives a channels-last output, as libtorch's.
   if (dim > 1) return ember::detail::in_layout_of(input, conv_by_columns(input, weight, bias, p));
   // Only conv1d reaches here with dim 1 (conv2d's input of 4 dims cannot match a 3-D weight).

@@ -12,7 +12,9 @@
 // for the weight), so double backward works on every device. Library state (primitive
 // caches, streams) lives in the backend, per thread; workspaces come from ember's caching
 // allocator through ConvArgs::workspace. ember::set_onednn_enabled(false) switches the CPU
-// library off, as libtorch's setUserEnabledMkldnn does.
+// library off, as libtorch's setUserEnabledMkldnn does. A kernel with no algorithm for a
+// shape throws NotImplemented, and the front-end runs the portable form (forward) or the
+// ember-op gradients (backward) instead.
 #include "nn/conv_library.h"
 
 #include <vector>
@@ -148,6 +150,17 @@ autograd::variable_list kernel_backward(const Tensor& g0, const Tensor& input, c
   return out;
 }
 
+// The gradients as ember ops (the create_graph form), for double backward and for shapes
+// whose backward the library cannot run.
+autograd::variable_list composite_backward(const Tensor& g, const Tensor& x, const Tensor& w,
+                                           const ConvParams& p, const autograd::FormulaNode& node) {
+  autograd::variable_list out(3);
+  if (node.needs(0)) out[0] = input_grad_composite(g, w, x.sizes(), p);
+  if (node.needs(1)) out[1] = weight_grad_composite(x, g, w.sizes(), p);
+  if (node.needs(2)) out[2] = g.sum(all_but_channel_dims(g.dim()));
+  return out;
+}
+
 }  // namespace
 
 bool library_convolution_applies(const Tensor& input, const Tensor& weight, const Tensor& bias) {
@@ -183,13 +196,13 @@ Tensor library_convolution(const Tensor& input, const Tensor& weight, const Tens
       [p](autograd::FormulaNode& node, autograd::variable_list& grads) -> autograd::variable_list {
         if (!grads[0].defined()) return autograd::variable_list(3);
         const Tensor x = node.saved(0), w = node.saved(1);
-        if (!GradMode::is_enabled()) return kernel_backward(grads[0], x, w, p, node);
         // create_graph: the same gradients as differentiable ember ops (double backward).
-        autograd::variable_list out(3);
-        if (node.needs(0)) out[0] = input_grad_composite(grads[0], w, x.sizes(), p);
-        if (node.needs(1)) out[1] = weight_grad_composite(x, grads[0], w.sizes(), p);
-        if (node.needs(2)) out[2] = grads[0].sum(all_but_channel_dims(grads[0].dim()));
-        return out;
+        if (GradMode::is_enabled()) return composite_backward(grads[0], x, w, p, node);
+        try {
+          return kernel_backward(grads[0], x, w, p, node);
+        } catch (const NotImplemented&) {  // no library algorithm for this shape's backward
+          return composite_backward(grads[0], x, w, p, node);
+        }
       });
   node->saved_[0] = autograd::SavedVariable(input, false);
   node->saved_[1] = autograd::SavedVariable(weight, false);

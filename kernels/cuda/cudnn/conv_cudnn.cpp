@@ -6,18 +6,25 @@
 // of ConvArgs, so a training loop queries once. Workspaces come from ember's caching
 // allocator through ConvArgs::workspace. float32 runs on tensor cores (TF32) only under
 // ember::cuda::set_allow_tf32(true), so by default it matches the CPU to float32 rounding.
+// Where cuDNN has no algorithm for a shape (its legacy API, kept in cuDNN 9 over the graph
+// API, refuses some), the kernel throws NotImplemented, once per shape after a warning,
+// and the front-end runs the portable form. The bias gradient is ember's own CUDA Sum
+// (cudnnConvolutionBackwardBias reports NOT_SUPPORTED in cuDNN 9).
 #include <cudnn.h>
 
 #include <array>
 #include <climits>
 #include <memory>
+#include <string>
 #include <unordered_map>
 
 #include "core/check.h"
 #include "cuda/cuda_context.h"
 #include "cuda/cuda_kernels.h"
+#include "dispatch/kernel_table.h"
 #include "ember/cuda.h"
 #include "ember/registry.h"
+#include "ember/warning.h"
 
 namespace ember::detail {
 
@@ -36,6 +43,7 @@ namespace {
   } while (0)
 
 constexpr int kMaxDevices = 64;
+constexpr int kNoAlgorithm = -2;  // a Plan's algorithm for a pass cuDNN cannot run at its shape
 
 // Handles are never destroyed: a thread's exit may come after the CUDA context is gone.
 cudnnHandle_t handle_for(int device) {
@@ -209,12 +217,23 @@ void* workspace(const ConvArgs& a, size_t bytes) {
 }
 
 // Runs `pass` with the cached algorithm, or finds one: cuDNN's heuristic order, skipping
-// those that report NOT_SUPPORTED for this shape (or for FMA math, where float32 must not
-// use TF32). `Perf` is the pass's perf struct; `query` fills them, `size` gives an algorithm's
-// workspace and `run` launches it with a workspace.
+// those that report NOT_SUPPORTED or BAD_PARAM for this shape (FMA math for float32 unless
+// TF32 is allowed). With none left the pass is marked kNoAlgorithm for the shape.
+// The statuses met while looking for an algorithm, for the one warning per shape.
+std::string describe_failure(const char* what, const std::string& tried) {
+  return fmt::format(
+      "convolution {}: cuDNN ran no algorithm for this shape ({}); the portable form runs instead", what,
+      tried.empty() ? "the heuristics offered none" : tried);
+}
+
+[[noreturn]] void throw_no_algorithm(const char* what) {
+  EMBER_THROW(NotImplemented, "convolution {}: cuDNN has no algorithm for this shape", what);
+}
+
 template <class Perf, class Query, class Size, class Run>
 void run_pass(const char* what, Plan& p, int& algo, cudnnMathType_t& algo_math, Query query, Size size,
               Run run) {
+  if (algo == kNoAlgorithm) throw_no_algorithm(what);
   if (algo >= 0) {
     EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, algo_math));
     size_t bytes = 0;
@@ -226,24 +245,33 @@ void run_pass(const char* what, Plan& p, int& algo, cudnnMathType_t& algo_math, 
   Perf perf[kCandidates];
   int returned = 0;
   EMBER_CUDNN_CHECK(query(kCandidates, &returned, perf));
-  cudnnStatus_t last = CUDNN_STATUS_NOT_SUPPORTED;
+  std::string tried;  // the failure path only
   for (int i = 0; i < returned; ++i) {
-    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    const int candidate = int(perf[i].algo);
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) {
+      tried += fmt::format("{}algo {}: heuristics {}", tried.empty() ? "" : ", ", candidate,
+                           cudnnGetErrorString(perf[i].status));
+      continue;
+    }
     const cudnnMathType_t math = math_for(p.math, perf[i].mathType);
     EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, math));
     size_t bytes = 0;
-    if (size(int(perf[i].algo), &bytes) != CUDNN_STATUS_SUCCESS) continue;
-    last = run(int(perf[i].algo), bytes);
-    if (last == CUDNN_STATUS_SUCCESS) {
-      algo = int(perf[i].algo);
+    cudnnStatus_t st = size(candidate, &bytes);
+    if (st == CUDNN_STATUS_SUCCESS) st = run(candidate, bytes);
+    if (st == CUDNN_STATUS_SUCCESS) {
+      algo = candidate;
       algo_math = math;
       return;
     }
-    if (last != CUDNN_STATUS_NOT_SUPPORTED && last != CUDNN_STATUS_BAD_PARAM) break;
+    tried += fmt::format("{}algo {} math {}: {}", tried.empty() ? "" : ", ", candidate, int(math),
+                         cudnnGetErrorString(st));
+    if (st != CUDNN_STATUS_NOT_SUPPORTED && st != CUDNN_STATUS_BAD_PARAM)
+      throw_cudnn_error(st, what, __FILE__, __LINE__);
   }
   EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, p.math));
-  throw DeviceError(fmt::format("convolution {}: no cuDNN algorithm ran for this shape (last status: {})",
-                                what, cudnnGetErrorString(last)));
+  algo = kNoAlgorithm;
+  warn(describe_failure(what, tried));
+  throw_no_algorithm(what);
 }
 
 // alpha and beta in the compute type: double for float64, float otherwise.
@@ -320,11 +348,43 @@ void convolution_forward(const ConvArgs& a) {
   }
 }
 
+// grad_bias[c] = the sum of grad_output over the batch and the spatial dims, through the
+// CUDA Sum kernel (float accumulation for Half / BFloat16).
+void bias_gradient(const ConvArgs& a) {
+  int64_t spatial = 1;
+  for (int d = 0; d < a.spatial; ++d) spatial *= a.output_size[d];
+  ReduceArgs r;
+  r.in = a.grad_output;
+  r.out = a.grad_bias;
+  r.in_dtype = r.out_dtype = a.dtype;
+  r.num_outputs = a.out_channels;
+  r.reduce_size = a.batch * spatial;
+  r.nkept = 1;
+  r.kept_sizes[0] = a.out_channels;
+  r.kept_out_strides[0] = 1;
+  if (a.channels_last) {  // [N, S..., C]: batch and space are one run of stride C
+    r.kept_in_strides[0] = 1;
+    r.nreduced = 1;
+    r.reduced_sizes[0] = a.batch * spatial;
+    r.reduced_in_strides[0] = a.out_channels;
+  } else {  // [N, C, S...]: space (fastest), then the batch
+    r.kept_in_strides[0] = spatial;
+    r.nreduced = 2;
+    r.reduced_sizes[0] = spatial;
+    r.reduced_in_strides[0] = 1;
+    r.reduced_sizes[1] = a.batch;
+    r.reduced_in_strides[1] = a.out_channels * spatial;
+  }
+  lookup_kernel<ReduceKernel>(Op::Sum, kCUDA, a.dtype)(r);
+}
+
 void convolution_backward(const ConvArgs& a) {
   const int device = cuda_device_of(a.grad_output);
   CudaDeviceGuard guard(device);
   cudnnHandle_t h = handle_for(device);
   EMBER_CUDNN_CHECK(cudnnSetStream(h, cuda_current_stream(device)));
+  if (a.grad_bias) bias_gradient(a);
+  if (!a.grad_input && !a.grad_weight) return;
   const Scale one(1), zero(0);
   const void* alpha = one.of(a.dtype);
   const int64_t slice = batch_slice(a);
@@ -335,7 +395,7 @@ void convolution_backward(const ConvArgs& a) {
   for (int64_t b0 = 0; b0 < a.batch; b0 += slice) {
     const int64_t n = std::min(slice, a.batch - b0);
     Plan& p = plan_for(a, n, device);
-    // Later slices add to the weight and bias gradients of the first.
+    // Later slices add to the weight gradient of the first.
     const void* beta = (b0 == 0 ? zero : one).of(a.dtype);
     if (p.channels_last && b0 == 0) {
       if (a.grad_input) {
@@ -381,8 +441,6 @@ void convolution_backward(const ConvArgs& a) {
                                                   bytes, beta, p.w, grad_weight);
           });
     }
-    if (a.grad_bias)
-      EMBER_CUDNN_CHECK(cudnnConvolutionBackwardBias(h, alpha, p.y, dy, beta, p.bias, a.grad_bias));
     if (b0 + n >= a.batch && a.grad_weight && grad_weight != a.grad_weight)
       EMBER_CUDNN_CHECK(cudnnTransformTensor(h, alpha, p.w_channels_last, grad_weight, zero.of(a.dtype),
                                              p.w_plain, a.grad_weight));
