@@ -190,3 +190,199 @@ TEST_CASE("linalg: norms, singular values, matrix_exp, cross, multi_dot and vand
   CHECK_THROWS_WITH(vander(ones({2, 2})), Catch::Contains("x must be a one-dimensional tensor."));
   CHECK_THROWS_WITH(matrix_exp(ones({2, 3})), Catch::Contains("A must be batches of square matrices"));
 }
+
+namespace {
+
+double max_error(const Tensor& a, const Tensor& b) { return (a - b).abs().max().item<double>(); }
+Tensor eye_like(const Tensor& a) { return eye(a.size(-1), a.options()); }
+
+}  // namespace
+
+TEST_CASE("linalg: eigh, svd, qr, pinv and triangular solves have the expected values") {
+  // eigh: ascending values, orthonormal vectors, one triangle read.
+  const Tensor s = tensor({{2.0, 1.0}, {1.0, 2.0}}, kDouble);
+  auto [l, v] = linalg::eigh(s);
+  CHECK_THAT(dvalues(l), Catch::Matchers::Approx(std::vector<double>{1, 3}));
+  CHECK_THAT(dvalues(v.abs()), Catch::Matchers::Approx(std::vector<double>(4, std::sqrt(0.5))));
+  CHECK_THAT(dvalues(linalg::eigvalsh(tensor({{2.0, 99.0}, {1.0, 2.0}}, kDouble))),
+             Catch::Matchers::Approx(std::vector<double>{1, 3}));
+  CHECK_THAT(dvalues(linalg::eigvalsh(tensor({{2.0, 1.0}, {99.0, 2.0}}, kDouble), "U")),
+             Catch::Matchers::Approx(std::vector<double>{1, 3}));
+  const Tensor b = rand({3, 5, 5}, kDouble), sym = b + b.mT();
+  auto [bl, bv] = linalg::eigh(sym);
+  CHECK(max_error(matmul(bv * bl.unsqueeze(-2), bv.mT()), sym) < 1e-12);
+  CHECK(max_error(matmul(bv.mT(), bv), eye(5, kDouble)) < 1e-12);
+  CHECK(bool((bl.narrow(-1, 1, 4) >= bl.narrow(-1, 0, 4)).all().item<bool>()));
+
+  // svd: U S Vh rebuilds A in every shape; U and Vh are orthonormal, also when A is singular.
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{2, 5, 3}, {2, 3, 5}, {4, 4}})
+    for (bool full : {true, false}) {
+      INFO("shape " << shape[0] << "x" << shape[1] << ", full_matrices " << full);
+      const Tensor a = randn(shape, kDouble);
+      auto [u, sv, vh] = linalg::svd(a, full);
+      const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n);
+      CHECK(u.size(-1) == (full ? m : k));
+      CHECK(vh.size(-2) == (full ? n : k));
+      CHECK(max_error(matmul(u.narrow(-1, 0, k) * sv.unsqueeze(-2), vh.narrow(-2, 0, k)), a) < 1e-12);
+      CHECK(max_error(matmul(u.mT(), u), eye_like(u)) < 1e-12);
+      CHECK(max_error(matmul(vh, vh.mT()), eye(vh.size(-2), kDouble)) < 1e-12);
+      CHECK(max_error(sv, linalg::svdvals(a)) < 1e-12);
+    }
+  const Tensor singular = tensor({{1.0, 2.0}, {2.0, 4.0}}, kDouble);
+  auto [su, ss, sv] = svd(singular);  // torch::svd: V, not Vh
+  CHECK_THAT(dvalues(ss), Catch::Matchers::Approx(std::vector<double>{5, 0}).margin(1e-12));
+  CHECK(max_error(matmul(su.mT(), su), eye(2, kDouble)) < 1e-12);
+  CHECK(max_error(matmul(su * ss.unsqueeze(-2), sv.mT()), singular) < 1e-12);
+  auto [zu, zs, zv] = svd(randn({3, 2}, kDouble), true, false);
+  CHECK(zu.sizes() == IntArrayRef{3, 3});
+  CHECK(zv.sizes() == IntArrayRef{2, 2});
+  CHECK(zu.abs().sum().item<double>() == 0);
+
+  // qr: LAPACK's signs (numpy.linalg.qr of the same matrix).
+  auto [q, r] = linalg::qr(tensor({{1.0, 2.0}, {3.0, 4.0}}, kDouble));
+  CHECK_THAT(dvalues(q),
+             Catch::Matchers::Approx(std::vector<double>{-0.31622776601683794, -0.9486832980505138,
+                                                         -0.9486832980505138, 0.31622776601683794}));
+  CHECK_THAT(dvalues(r), Catch::Matchers::Approx(std::vector<double>{-3.1622776601683795, -4.427188724235731,
+                                                                     0, -0.6324555320336759})
+                             .margin(1e-15));
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{2, 5, 3}, {3, 5}})
+    for (const char* mode : {"reduced", "complete"}) {
+      INFO(mode << " " << shape[shape.size() - 2] << "x" << shape.back());
+      const Tensor a = randn(shape, kDouble);
+      auto [qq, rr] = linalg::qr(a, mode);
+      CHECK(max_error(matmul(qq, rr), a) < 1e-12);
+      CHECK(max_error(matmul(qq.mT(), qq), eye_like(qq)) < 1e-12);
+      CHECK(max_error(rr, rr.triu()) == 0);
+    }
+  auto [rq, rr] = linalg::qr(ones({3, 2}), "r");
+  CHECK(rq.numel() == 0);
+  CHECK(rr.sizes() == IntArrayRef{2, 2});
+
+  // pinv: a rank-1 matrix's pseudo-inverse is A / |A|_F^2; a full-rank tall one's (A^T A)^-1 A^T.
+  CHECK(max_error(linalg::pinv(singular), singular / 25) < 1e-12);
+  CHECK(max_error(singular.pinverse(), singular / 25) < 1e-12);
+  CHECK(max_error(linalg::pinv(singular, 1e-15, true), singular / 25) < 1e-12);
+  const Tensor tall = randn({5, 3}, kDouble);
+  CHECK(max_error(linalg::pinv(tall), matmul(inverse(matmul(tall.mT(), tall)), tall.mT())) < 1e-12);
+  // A cutoff above the largest singular value leaves zeros.
+  CHECK(linalg::pinv(singular, std::optional<double>{}, std::optional<double>{1.5})
+            .abs()
+            .max()
+            .item<double>() == 0);
+
+  // Triangular systems.
+  const Tensor u2 = tensor({{2.0, 1.0}, {0.0, 4.0}}, kDouble);
+  CHECK_THAT(dvalues(linalg::solve_triangular(u2, tensor({{4.0}, {8.0}}, kDouble), true)),
+             Catch::Matchers::Approx(std::vector<double>{1, 2}));
+  // Only the triangle is read; unitriangular takes ones on the diagonal.
+  CHECK_THAT(dvalues(linalg::solve_triangular(u2 + tensor({{0.0, 0.0}, {99.0, 0.0}}, kDouble),
+                                              tensor({{4.0}, {8.0}}, kDouble), true, true, true)),
+             Catch::Matchers::Approx(std::vector<double>{-4, 8}));
+  const Tensor lower = randn({2, 4, 4}, kDouble).tril() + 4 * eye(4, kDouble), rhs = randn({4, 3}, kDouble);
+  CHECK(max_error(matmul(lower, linalg::solve_triangular(lower, rhs, false)), rhs.expand({2, 4, 3})) < 1e-12);
+  const Tensor right = randn({3, 4}, kDouble);
+  CHECK(max_error(matmul(linalg::solve_triangular(lower, right, false, false), lower),
+                  right.expand({2, 3, 4})) < 1e-12);
+  auto [x, a_copy] = rhs.triangular_solve(lower[0].mT(), true, true);  // (L^T)^T X = L X = B
+  CHECK(max_error(matmul(lower[0], x), rhs) < 1e-12);
+  CHECK(max_error(a_copy, lower[0].mT()) == 0);
+  CHECK(a_copy.data_ptr() != lower.data_ptr());
+  // Cholesky solves from the factor.
+  const Tensor spd_m = matmul(lower[0], lower[0].mT());
+  CHECK(max_error(cholesky_solve(rhs, lower[0]), linalg::solve(spd_m, rhs)) < 1e-12);
+  CHECK(max_error(rhs.cholesky_solve(lower[0].mT(), true), linalg::solve(spd_m, rhs)) < 1e-12);
+  CHECK(max_error(cholesky_inverse(lower[0]), inverse(spd_m)) < 1e-12);
+  // float32 in, float32 out.
+  CHECK(linalg::eigvalsh(eye(3)).dtype() == kFloat);
+  CHECK(std::get<1>(linalg::svd(ones({2, 3}))).dtype() == kFloat);
+}
+
+TEST_CASE("linalg: gradients of eigh, svd, qr, pinv and triangular solves pass gradcheck") {
+  // Vectors are compared squared (their sign is arbitrary); symmetric inputs as X + X^T.
+  CHECK(check(
+      [](const variable_list& v) {
+        auto [l, vec] = linalg::eigh(v[0] + v[0].mT());
+        return cat({l.unsqueeze(-2), vec * vec}, -2);
+      },
+      {input({2, 4, 4})}));
+  CHECK(
+      check([](const variable_list& v) { return linalg::eigvalsh(v[0] + v[0].mT(), "U"); }, {input({3, 3})}));
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{5, 3}, {3, 5}, {2, 4, 4}}) {
+    INFO("svd of " << shape[shape.size() - 2] << "x" << shape.back());
+    CHECK(check(
+        [](const variable_list& v) {
+          auto [u, s, vh] = linalg::svd(v[0], false);
+          return cat({(u * u).flatten(-2), s, (vh * vh).flatten(-2)}, -1);
+        },
+        {input(shape)}));
+    CHECK(check([](const variable_list& v) { return std::get<1>(linalg::svd(v[0])); }, {input(shape)}));
+    CHECK(check(
+        [](const variable_list& v) {
+          auto [q, r] = linalg::qr(v[0]);
+          return cat({q.flatten(-2), r.flatten(-2)}, -1);
+        },
+        {input(shape)}));
+    CHECK(check([](const variable_list& v) { return linalg::pinv(v[0]); }, {input(shape)}));
+  }
+  CHECK(check([](const variable_list& v) { return std::get<1>(linalg::qr(v[0], "complete")); },
+              {input({3, 5})}));
+  CHECK(check([](const variable_list& v) { return linalg::pinv(v[0] + v[0].mT(), 1e-15, true); },
+              {input({3, 3})}));
+  const auto tri = [](const Tensor& a, bool upper) {
+    return (upper ? a.triu() : a.tril()) + 3 * eye_like(a);
+  };
+  for (bool upper : {true, false})
+    for (bool left : {true, false})
+      for (bool unit : {false, true}) {
+        INFO("upper " << upper << ", left " << left << ", unitriangular " << unit);
+        CHECK(check(
+            [&](const variable_list& v) {
+              return linalg::solve_triangular(tri(v[0], upper), v[1], upper, left, unit);
+            },
+            {input({2, 3, 3}), input(left ? std::vector<int64_t>{3, 2} : std::vector<int64_t>{2, 3})}));
+      }
+  CHECK(check([&](const variable_list& v) { return cholesky_solve(v[0], tri(v[1], false)); },
+              {input({3, 2}), input({2, 3, 3})}));
+  CHECK(check([&](const variable_list& v) { return cholesky_solve(v[0], tri(v[1], true), true); },
+              {input({3, 2}), input({3, 3})}));
+  CHECK(check([&](const variable_list& v) { return cholesky_inverse(tri(v[0], false)); }, {input({3, 3})}));
+  CHECK(check_second(
+      [&](const variable_list& v) { return linalg::solve_triangular(tri(v[0], true), v[1], true); },
+      {input({3, 3}), input({3, 2})}));
+  CHECK(check_second([](const variable_list& v) { return linalg::pinv(v[0]); }, {input({4, 3})}));
+  CHECK(check_second([](const variable_list& v) { return linalg::eigvalsh(v[0] + v[0].mT()); },
+                     {input({3, 3})}));
+  CHECK(check_second(
+      [](const variable_list& v) {
+        auto [q, r] = linalg::qr(v[0]);
+        return r;
+      },
+      {input({4, 3})}));
+}
+
+TEST_CASE("linalg: eigh, svd, qr and triangular solve errors name what was received") {
+  CHECK_THROWS_WITH(
+      linalg::eigh(ones({2, 3})),
+      Catch::Contains("linalg.eigh: A must be batches of square matrices, but they are 2 by 3 matrices"));
+  CHECK_THROWS_WITH(linalg::eigh(ones({3, 3}), "X"),
+                    Catch::Contains("Expected UPLO argument to be 'L' or 'U', but got X"));
+  CHECK_THROWS_WITH(linalg::svd(ones({3})),
+                    Catch::Contains("linalg.svd: The input tensor A must have at least 2 dimensions."));
+  CHECK_THROWS_WITH(linalg::svd(ones({2, 2}, kHalf)),
+                    Catch::Contains("Low precision dtypes not supported. Got Half"));
+  CHECK_THROWS_WITH(linalg::qr(ones({3, 3}), "bogus"),
+                    Catch::Contains("qr received unrecognized mode 'bogus'"));
+  CHECK_THROWS_WITH(linalg::solve_triangular(ones({3, 3}), ones({2, 2}), true),
+                    Catch::Contains("Incompatible shapes of A and B for the equation AX = B (3x3 and 2x2)"));
+  CHECK(linalg::solve_triangular(eye(3), ones({3, 2}, kDouble), true).dtype() == kFloat);  // A's dtype
+  CHECK_THROWS_WITH(linalg::solve_triangular(ones({2, 3, 3}), ones({4, 3, 2}), true),
+                    Catch::Contains("linalg.solve_triangular"));
+  // Differentiating through mode "r" needs Q; "complete" with more rows than columns is not differentiable.
+  const Tensor a = rand({4, 3}, kDouble).requires_grad_();
+  CHECK_THROWS_WITH(std::get<1>(linalg::qr(a, "r")).sum().backward(),
+                    Catch::Contains("The derivative of linalg.qr depends on Q"));
+  CHECK_THROWS_WITH(std::get<1>(linalg::qr(a, "complete")).sum().backward(),
+                    Catch::Contains("not differentiable when mode='complete' and nrows > ncols"));
+  CHECK(a.grad().defined() == false);
+}

@@ -4,6 +4,7 @@
 #include <ember/ember.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
@@ -42,7 +43,7 @@ TEST_CASE("linalg crosscheck: det, slogdet, logdet, inverse, cholesky, solve, ma
   const auto tspd = [](const torch::Tensor& b) {
     return torch::matmul(b, b.mT()) + b.size(-1) * torch::eye(b.size(-1), b.options());
   };
-  crosscheck::run_cases({
+  std::vector<Case> cases = {
       {"det",
        {{2, 4, 4}},
        [&](const EInputs& x) { return conditioned(x[0]).det(); },
@@ -85,10 +86,12 @@ TEST_CASE("linalg crosscheck: det, slogdet, logdet, inverse, cholesky, solve, ma
        {{4, 4}},
        [&](const EInputs& x) { return ember::linalg::cholesky(spd(x[0])); },
        [&](const TInputs& x) { return torch::linalg::cholesky(tspd(x[0])); }},
-      {"solve",
-       {{2, 3, 3}, {2, 3, 2}},
-       [&](const EInputs& x) { return ember::linalg::solve(conditioned(x[0]), x[1]); },
-       [&](const TInputs& x) { return torch::linalg::solve(tconditioned(x[0]), x[1], true); }},
+      {
+          "solve",
+          {{2, 3, 3}, {2, 3, 2}},
+          [&](const EInputs& x) { return ember::linalg::solve(conditioned(x[0]), x[1]); },
+          [&](const TInputs& x) { return torch::linalg::solve(tconditioned(x[0]), x[1], true); },
+      },
       {"solve a vector",
        {{3, 3}, {3}},
        [&](const EInputs& x) { return ember::linalg_solve(conditioned(x[0]), x[1]); },
@@ -105,7 +108,11 @@ TEST_CASE("linalg crosscheck: det, slogdet, logdet, inverse, cholesky, solve, ma
        {{3, 3}},
        [&](const EInputs& x) { return conditioned(x[0]).matrix_power(-3); },
        [&](const TInputs& x) { return tconditioned(x[0]).matrix_power(-3); }},
-  });
+  };
+  // ember factors in float64 on the host, libtorch in float32: their float32 results differ
+  // by rounding scaled by the condition number (float64 is held to 1e-10).
+  for (Case& c : cases) c.f32_tol = std::max(c.f32_tol, 2e-4);
+  crosscheck::run_cases(cases);
   // Singular and empty matrices.
   const ember::Tensor singular = ember::tensor({{1.0, 2.0}, {2.0, 4.0}}, ember::kDouble);
   const torch::Tensor tsingular = as_torch(singular);
@@ -378,4 +385,184 @@ TEST_CASE("linalg crosscheck: norms, svdvals, matrix_exp, cross and friends") {
         torch::arange(6.0).reshape({2, 3}).sum_to_size({3, 3});
       });
   same_error([&] { ember::vander(ember::ones({2, 2})); }, [&] { torch::vander(torch::ones({2, 2})); });
+}
+
+TEST_CASE("linalg crosscheck: eigh, svd, qr, pinv and triangular solves") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  ember::manual_seed(seed);
+  // Eigen- and singular vectors are unique up to sign: the cases compare v * v, which is
+  // not. Triangular factors get a diagonal away from zero.
+  const auto sym = [](const ember::Tensor& a) { return a + a.mT(); };
+  const auto tsym = [](const torch::Tensor& a) { return a + a.mT(); };
+  const auto tri = [](const ember::Tensor& a, bool upper) {
+    const ember::Tensor t = upper ? a.triu() : a.tril();
+    return t + 7 * ember::eye(a.size(-1), a.options());  // inputs are in [-3, 3): a diagonal in [4, 10)
+  };
+  const auto ttri = [](const torch::Tensor& a, bool upper) {
+    const torch::Tensor t = upper ? a.triu() : a.tril();
+    return t + 7 * torch::eye(a.size(-1), a.options());
+  };
+  std::vector<Case> cases = {
+      {"eigvalsh",
+       {{2, 4, 4}},
+       [&](const EInputs& x) { return ember::linalg::eigvalsh(sym(x[0])); },
+       [&](const TInputs& x) { return torch::linalg::eigvalsh(tsym(x[0]), "L"); }},
+      {"eigvalsh of the upper triangle",
+       {{3, 3}},
+       [&](const EInputs& x) { return ember::linalg::eigvalsh(x[0], "U"); },
+       [&](const TInputs& x) { return torch::linalg::eigvalsh(x[0], "U"); }},
+      {"eigh values and squared vectors",
+       {{2, 3, 3}},
+       [&](const EInputs& x) {
+         auto [l, v] = ember::linalg::eigh(sym(x[0]));
+         return ember::cat({l.unsqueeze(-2), v * v}, -2);
+       },
+       [&](const TInputs& x) {
+         auto [l, v] = torch::linalg::eigh(tsym(x[0]), "L");
+         return torch::cat({l.unsqueeze(-2), v * v}, -2);
+       }},
+      {"svd values and squared vectors, tall",
+       {{2, 5, 3}},
+       [&](const EInputs& x) {
+         auto [u, s, vh] = ember::linalg::svd(x[0], false);
+         return ember::cat({(u * u).flatten(-2), s, (vh * vh).flatten(-2)}, -1);
+       },
+       [&](const TInputs& x) {
+         auto [u, s, vh] = torch::linalg::svd(x[0], false, c10::nullopt);
+         return torch::cat({(u * u).flatten(-2), s, (vh * vh).flatten(-2)}, -1);
+       }},
+      {"torch::svd, wide",
+       {{3, 5}},
+       [&](const EInputs& x) {
+         auto [u, s, v] = ember::svd(x[0]);
+         return ember::cat({(u * u).flatten(), s, (v * v).flatten()});
+       },
+       [&](const TInputs& x) {
+         auto [u, s, v] = torch::svd(x[0]);
+         return torch::cat({(u * u).flatten(), s, (v * v).flatten()});
+       }},
+      {"qr reduced, tall",
+       {{2, 5, 3}},
+       [&](const EInputs& x) {
+         auto [q, r] = ember::linalg::qr(x[0]);
+         return ember::cat({q.flatten(-2), r.flatten(-2)}, -1);
+       },
+       [&](const TInputs& x) {
+         auto [q, r] = torch::linalg::qr(x[0], "reduced");
+         return torch::cat({q.flatten(-2), r.flatten(-2)}, -1);
+       }},
+      {"qr wide",
+       {{3, 5}},
+       [&](const EInputs& x) {
+         auto [q, r] = ember::qr(x[0]);
+         return ember::cat({q.flatten(), r.flatten()});
+       },
+       [&](const TInputs& x) {
+         auto [q, r] = torch::qr(x[0]);
+         return torch::cat({q.flatten(), r.flatten()});
+       }},
+      {"qr complete, square",
+       {{4, 4}},
+       [&](const EInputs& x) {
+         auto [q, r] = ember::linalg::qr(x[0], "complete");
+         return ember::cat({q.flatten(), r.flatten()});
+       },
+       [&](const TInputs& x) {
+         auto [q, r] = torch::linalg::qr(x[0], "complete");
+         return torch::cat({q.flatten(), r.flatten()});
+       }},
+      {"pinv, tall",
+       {{2, 5, 3}},
+       [&](const EInputs& x) { return ember::linalg::pinv(x[0]); },
+       [&](const TInputs& x) { return torch::linalg::pinv(x[0]); }},
+      {"pinverse, wide",
+       {{3, 4}},
+       [&](const EInputs& x) { return ember::pinverse(x[0]); },
+       [&](const TInputs& x) { return torch::pinverse(x[0]); }},
+      {"pinv hermitian",
+       {{4, 4}},
+       [&](const EInputs& x) { return ember::linalg::pinv(sym(x[0]), 1e-15, true); },
+       [&](const TInputs& x) { return torch::linalg::pinv(tsym(x[0]), 1e-15, true); },
+       // A random symmetric matrix may have an eigenvalue near 0: libtorch's float32
+       // eigendecomposition (ember's is float64) then moves the gradient by up to ~1e-3.
+       1e-2},
+      {"solve_triangular upper, broadcast batch",
+       {{2, 3, 3}, {3, 2}},
+       [&](const EInputs& x) { return ember::linalg::solve_triangular(tri(x[0], true), x[1], true); },
+       [&](const TInputs& x) {
+         return torch::linalg::solve_triangular(ttri(x[0], true), x[1], true, true, false);
+       }},
+      {"solve_triangular lower from the right, unitriangular",
+       {{3, 3}, {2, 3}},
+       [&](const EInputs& x) {
+         return ember::linalg::solve_triangular(tri(x[0], false), x[1], false, false, true);
+       },
+       [&](const TInputs& x) {
+         return torch::linalg::solve_triangular(ttri(x[0], false), x[1], false, false, true);
+       }},
+      {"triangular_solve transposed",
+       {{3, 2}, {3, 3}},
+       [&](const EInputs& x) {
+         return std::get<0>(ember::triangular_solve(x[0], tri(x[1], true), true, true));
+       },
+       [&](const TInputs& x) {
+         return std::get<0>(torch::triangular_solve(x[0], ttri(x[1], true), true, true));
+       }},
+      {"cholesky_solve",
+       {{2, 3, 2}, {2, 3, 3}},
+       [&](const EInputs& x) { return ember::cholesky_solve(x[0], tri(x[1], false)); },
+       [&](const TInputs& x) { return torch::cholesky_solve(x[0], ttri(x[1], false)); }},
+      {"cholesky_solve upper",
+       {{3, 2}, {3, 3}},
+       [&](const EInputs& x) { return x[0].cholesky_solve(tri(x[1], true), true); },
+       [&](const TInputs& x) { return x[0].cholesky_solve(ttri(x[1], true), true); }},
+      {"cholesky_inverse",
+       {{3, 3}},
+       [&](const EInputs& x) { return ember::cholesky_inverse(tri(x[0], false)); },
+       [&](const TInputs& x) { return torch::cholesky_inverse(ttri(x[0], false)); }},
+  };
+  for (Case& c : cases) c.f32_tol = std::max(c.f32_tol, 2e-4);  // as above: float64 against float32 factors
+  crosscheck::run_cases(cases);
+  // Errors.
+  same_error(
+      [&] {
+        ember::linalg::eigh(ember::ones({2, 3}));
+      },
+      [&] {
+        torch::linalg::eigh(torch::ones({2, 3}), "L");
+      });
+  same_error(
+      [&] {
+        ember::linalg::eigh(ember::ones({3, 3}), "X");
+      },
+      [&] {
+        torch::linalg::eigh(torch::ones({3, 3}), "X");
+      });
+  same_error(
+      [&] {
+        ember::linalg::qr(ember::ones({3, 3}), "bogus");
+      },
+      [&] {
+        torch::linalg::qr(torch::ones({3, 3}), "bogus");
+      });
+  same_error([&] { ember::linalg::svd(ember::ones({3})); },
+             [&] { torch::linalg::svd(torch::ones({3}), true, c10::nullopt); });
+  same_error(
+      [&] {
+        ember::linalg::solve_triangular(ember::ones({3, 3}), ember::ones({2, 2}), true);
+      },
+      [&] {
+        torch::linalg::solve_triangular(torch::ones({3, 3}), torch::ones({2, 2}), true, true, false);
+      });
+  // Mixed dtypes: B takes A's dtype (libtorch 1.13).
+  check_close(ember::linalg::solve_triangular(ember::eye(3) * 2, ember::ones({3, 2}, ember::kDouble), true),
+              torch::linalg::solve_triangular(torch::eye(3) * 2, torch::ones({3, 2}, torch::kDouble), true,
+                                              true, false),
+              0, "solve_triangular of float32 and float64");
+  // Differentiating R alone needs Q.
+  const ember::Tensor a = ember::rand({3, 3}, ember::kDouble).requires_grad_();
+  const torch::Tensor ta = as_torch(a.detach()).requires_grad_();
+  same_error([&] { std::get<1>(ember::linalg::qr(a, "r")).sum().backward(); },
+             [&] { std::get<1>(torch::linalg::qr(ta, "r")).sum().backward(); });
 }

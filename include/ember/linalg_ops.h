@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "ember/tensor.h"
@@ -64,6 +65,34 @@ EMBER_API Tensor linalg_cholesky(const Tensor& a, bool upper = false);
 /// X with A X = B (left) or X A = B; B a matrix, or one vector per matrix.
 EMBER_API Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left = true);
 EMBER_API Tensor linalg_matrix_power(const Tensor& a, int64_t n);
+
+/// Eigenvalues (ascending) and orthonormal eigenvectors of symmetric matrices, read from
+/// the lower ("L") or upper ("U") triangle (host float64 Jacobi; differentiable).
+EMBER_API std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& a, std::string_view uplo = "L");
+EMBER_API Tensor linalg_eigvalsh(const Tensor& a, std::string_view uplo = "L");
+/// A = U diag(S) Vh, S descending; full_matrices makes U [m, m] and Vh [n, n].
+EMBER_API std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices = true);
+/// torch::svd: U, S and V (not Vh); some = reduced; without compute_uv, U and V are zeros.
+EMBER_API std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool some = true, bool compute_uv = true);
+/// The pseudo-inverse: singular values at most max(atol, rtol * largest) count as zero
+/// (default rtol eps * max(m, n)); hermitian goes through eigh.
+EMBER_API Tensor linalg_pinv(const Tensor& a, double rcond, bool hermitian = false);
+EMBER_API Tensor linalg_pinv(const Tensor& a, std::optional<double> atol = {},
+                             std::optional<double> rtol = {}, bool hermitian = false);
+EMBER_API Tensor pinverse(const Tensor& a, double rcond = 1e-15);
+/// Householder QR: mode "reduced" (Q [m, k], R [k, n]), "complete" (Q [m, m]) or "r" (R only).
+EMBER_API std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, std::string_view mode = "reduced");
+EMBER_API std::tuple<Tensor, Tensor> qr(const Tensor& a, bool some = true);
+/// X with A X = B (left) or X A = B for triangular A; batch dims broadcast.
+EMBER_API Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left = true,
+                                         bool unitriangular = false);
+/// ATen's older form: (X with op(A) X = B, a copy of A), op(A) = A^T when transpose.
+EMBER_API std::tuple<Tensor, Tensor> triangular_solve(const Tensor& b, const Tensor& a, bool upper = true,
+                                                      bool transpose = false, bool unitriangular = false);
+/// X = (L L^T)^-1 B from a Cholesky factor (upper: (U^T U)^-1 B).
+EMBER_API Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper = false);
+/// (L L^T)^-1 from a Cholesky factor.
+EMBER_API Tensor cholesky_inverse(const Tensor& l, bool upper = false);
 
 /// exp(A) by scaling and squaring a degree-18 Taylor polynomial (differentiable).
 EMBER_API Tensor matrix_exp(const Tensor& a);
@@ -125,6 +154,15 @@ EMBER_API std::tuple<Tensor, Tensor> slogdet(const Tensor& a);
 EMBER_API Tensor cholesky(const Tensor& a, bool upper = false);
 EMBER_API Tensor solve(const Tensor& a, const Tensor& b, bool left = true);
 EMBER_API Tensor matrix_power(const Tensor& a, int64_t n);
+EMBER_API std::tuple<Tensor, Tensor> eigh(const Tensor& a, std::string_view uplo = "L");
+EMBER_API Tensor eigvalsh(const Tensor& a, std::string_view uplo = "L");
+EMBER_API std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices = true);
+EMBER_API Tensor pinv(const Tensor& a, double rcond, bool hermitian = false);
+EMBER_API Tensor pinv(const Tensor& a, std::optional<double> atol = {}, std::optional<double> rtol = {},
+                      bool hermitian = false);
+EMBER_API std::tuple<Tensor, Tensor> qr(const Tensor& a, std::string_view mode = "reduced");
+EMBER_API Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left = true,
+                                  bool unitriangular = false);
 }  // namespace linalg
 
 }  // namespace ember

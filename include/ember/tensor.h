@@ -519,6 +519,13 @@ class EMBER_API Tensor {
   Tensor inverse() const;
   Tensor cholesky(bool upper = false) const;
   Tensor matrix_power(int64_t n) const;
+  std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const;
+  Tensor pinverse(double rcond = 1e-15) const;
+  std::tuple<Tensor, Tensor> qr(bool some = true) const;
+  std::tuple<Tensor, Tensor> triangular_solve(const Tensor& a, bool upper = true, bool transpose = false,
+                                              bool unitriangular = false) const;
+  Tensor cholesky_solve(const Tensor& l, bool upper = false) const;
+  Tensor cholesky_inverse(bool upper = false) const;
   Tensor matrix_exp() const;
   /// Every dim reversed (numpy's .T); matrix_H: a 2-D tensor's transpose.
   Tensor numpy_T() const;

@@ -14,6 +14,7 @@
 #include "ember/linalg_ops.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
+#include "tensor/host_linalg.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -26,95 +27,11 @@ void check_floating(const Tensor& x, const char* op) {
                   op, detail::torch_name(x.dtype()));
 }
 
-// U [.., m, k], S [.., k] (descending) and V [.., n, k] of each matrix, k = min(m, n), by
-// Hestenes' one-sided Jacobi rotations in float64 on the host.
-struct HostSvd {
-  Tensor u, s, v;
-};
-HostSvd host_svd(const Tensor& a) {
-  const int64_t m = a.size(-2), n = a.size(-1);
-  const bool wide = n > m;  // rotate the columns of the taller orientation
-  const Tensor tall = (wide ? a.mT() : a).detach().cpu().to(kDouble).contiguous();
-  const int64_t rows = wide ? n : m, cols = wide ? m : n;
-  const int64_t count = rows * cols == 0 ? 0 : tall.numel() / (rows * cols);
-  SizesVector batch(a.sizes().slice(0, size_t(a.dim() - 2)));
-  std::vector<int64_t> u_shape(batch.begin(), batch.end()), s_shape = u_shape, v_shape = u_shape;
-  u_shape.insert(u_shape.end(), {rows, cols});
-  s_shape.push_back(cols);
-  v_shape.insert(v_shape.end(), {cols, cols});
-  Tensor u = zeros(u_shape, kDouble), s = zeros(s_shape, kDouble), v = zeros(v_shape, kDouble);
-  std::vector<double> b(static_cast<size_t>(rows * cols)), w(static_cast<size_t>(cols * cols));
-  std::vector<int64_t> order(static_cast<size_t>(cols));
-  for (int64_t t = 0; t < count; ++t) {
-    // b column-major (column j at b[j * rows]) so that rotations touch contiguous columns.
-    const double* src = tall.data_ptr<double>() + t * rows * cols;
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j) b[size_t(j * rows + i)] = src[i * cols + j];
-    std::fill(w.begin(), w.end(), 0.0);
-    for (int64_t j = 0; j < cols; ++j) w[size_t(j * cols + j)] = 1;
-    for (int sweep = 0; sweep < 60; ++sweep) {
-      bool rotated = false;
-      for (int64_t p = 0; p < cols; ++p) {
-        for (int64_t q = p + 1; q < cols; ++q) {
-          double* bp = &b[size_t(p * rows)];
-          double* bq = &b[size_t(q * rows)];
-          double alpha = 0, beta = 0, gamma = 0;
-          for (int64_t i = 0; i < rows; ++i) {
-            alpha += bp[i] * bp[i];
-            beta += bq[i] * bq[i];
-            gamma += bp[i] * bq[i];
-          }
-          if (std::fabs(gamma) <= 1e-15 * std::sqrt(alpha * beta) || gamma == 0) continue;
-          rotated = true;
-          const double zeta = (beta - alpha) / (2 * gamma);
-          const double tan = (zeta >= 0 ? 1.0 : -1.0) / (std::fabs(zeta) + std::sqrt(1 + zeta * zeta));
-          const double c = 1 / std::sqrt(1 + tan * tan), sn = c * tan;
-          for (int64_t i = 0; i < rows; ++i) {
-            const double x = bp[i], y = bq[i];
-            bp[i] = c * x - sn * y;
-            bq[i] = sn * x + c * y;
-          }
-          double* wp = &w[size_t(p * cols)];
-          double* wq = &w[size_t(q * cols)];
-          for (int64_t i = 0; i < cols; ++i) {
-            const double x = wp[i], y = wq[i];
-            wp[i] = c * x - sn * y;
-            wq[i] = sn * x + c * y;
-          }
-        }
-      }
-      if (!rotated) break;
-    }
-    std::vector<double> norms(static_cast<size_t>(cols));
-    for (int64_t j = 0; j < cols; ++j) {
-      double acc = 0;
-      for (int64_t i = 0; i < rows; ++i) acc += b[size_t(j * rows + i)] * b[size_t(j * rows + i)];
-      norms[size_t(j)] = std::sqrt(acc);
-    }
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t x, int64_t y) { return norms[size_t(x)] > norms[size_t(y)]; });
-    double* ud = u.data_ptr<double>() + t * rows * cols;
-    double* sd = s.data_ptr<double>() + t * cols;
-    double* vd = v.data_ptr<double>() + t * cols * cols;
-    for (int64_t k = 0; k < cols; ++k) {
-      const int64_t j = order[size_t(k)];
-      const double sigma = norms[size_t(j)];
-      sd[k] = sigma;
-      for (int64_t i = 0; i < rows; ++i) ud[i * cols + k] = sigma > 0 ? b[size_t(j * rows + i)] / sigma : 0.0;
-      for (int64_t i = 0; i < cols; ++i) vd[i * cols + k] = w[size_t(j * cols + i)];
-    }
-  }
-  const auto back = [&](const Tensor& x) { return x.to(a.device(), a.dtype()); };
-  // For a wide matrix A^T = U S V^T, so A = V S U^T: the roles swap.
-  return wide ? HostSvd{back(v), back(s), back(u)} : HostSvd{back(u), back(s), back(v)};
-}
-
 // The singular values; their gradient is U diag(g) V^T (distinct values; libtorch's too).
 Tensor svdvals_impl(const Tensor& a, const char* op) {
   check_floating(a, op);
   EMBER_CHECK_ARG(a.dim() >= 2, "{}: The input tensor A must have at least 2 dimensions.", op);
-  HostSvd svd = host_svd(a);
+  detail::HostSvd svd = detail::host_svd(a);
   Tensor s = svd.s;
   if (!GradMode::is_enabled() || !a.requires_grad()) return s;
   autograd::record(
