@@ -30,6 +30,14 @@ void check_operand(const Tensor& t, const char* op, const char* name) {
                   "{}: Low precision dtypes not supported. Got {}", op, detail::torch_name(t.dtype()));
 }
 
+// The coefficient matrix A: batches of square matrices.
+void check_square_operand(const Tensor& a, const char* op) {
+  check_operand(a, op, "A");
+  EMBER_CHECK_ARG(a.size(-1) == a.size(-2),
+                  "{}: A must be batches of square matrices, but they are {} by {} matrices", op, a.size(-2),
+                  a.size(-1));
+}
+
 bool recording(std::initializer_list<const Tensor*> ts) {
   if (!GradMode::is_enabled()) return false;
   for (const Tensor* t : ts)
@@ -46,11 +54,8 @@ Tensor triangle(const Tensor& g, bool upper, bool unitriangular) {
 // X with A X = B (left) or X A = B; A [.., n, n] triangular, batch dims broadcast.
 Tensor solve_triangular_impl(const Tensor& a0, const Tensor& b0, bool upper, bool left, bool unitriangular) {
   const char* op = "linalg.solve_triangular";
-  check_operand(a0, op, "A");
+  check_square_operand(a0, op);
   check_operand(b0, op, "B");
-  EMBER_CHECK_ARG(a0.size(-1) == a0.size(-2),
-                  "{}: A must be batches of square matrices, but they are {} by {} matrices", op, a0.size(-2),
-                  a0.size(-1));
   const int64_t n = a0.size(-1), inner = left ? b0.size(-2) : b0.size(-1);
   EMBER_CHECK_ARG(inner == n, "{}: Incompatible shapes of A and B for the equation {} ({}x{} and {}x{})", op,
                   left ? "AX = B" : "XA = B", n, n, b0.size(-2), b0.size(-1));
@@ -89,10 +94,7 @@ Tensor solve_triangular_impl(const Tensor& a0, const Tensor& b0, bool upper, boo
 Tensor cholesky_solve_impl(const Tensor& b, const Tensor& l, bool upper) {
   const char* op = "cholesky_solve";
   check_operand(b, op, "B");
-  check_operand(l, op, "A");
-  EMBER_CHECK_ARG(l.size(-1) == l.size(-2),
-                  "{}: A must be batches of square matrices, but they are {} by {} matrices", op, l.size(-2),
-                  l.size(-1));
+  check_square_operand(l, op);
   EMBER_CHECK_ARG(b.dtype() == l.dtype(),
                   "Expected b and A to have the same dtype, but found b of type {} and A of type {} instead.",
                   detail::torch_name(b.dtype()), detail::torch_name(l.dtype()));
