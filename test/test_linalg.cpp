@@ -386,3 +386,65 @@ TEST_CASE("linalg: eigh, svd, qr and triangular solve errors name what was recei
                     Catch::Contains("not differentiable when mode='complete' and nrows > ncols"));
   CHECK(a.grad().defined() == false);
 }
+
+TEST_CASE("linalg: LU factors, unpacking and LU solves") {
+  // LAPACK's getrf (numpy/scipy give the same): the first largest pivot in each column.
+  const Tensor a = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}, {7.0, 8.0, 10.0}}, kDouble);
+  auto [lu, piv] = linalg::lu_factor(a);
+  CHECK(piv.dtype() == kInt);
+  CHECK(dvalues(piv) == std::vector<double>{3, 3, 3});
+  CHECK_THAT(dvalues(lu), Catch::Matchers::Approx(
+                              std::vector<double>{7, 8, 10, 1.0 / 7, 6.0 / 7, 11.0 / 7, 4.0 / 7, 0.5, -0.5}));
+  auto [p, l, u] = linalg::lu(a);
+  CHECK(dvalues(p) == std::vector<double>{0, 1, 0, 0, 0, 1, 1, 0, 0});
+  CHECK(max_error(matmul(p, matmul(l, u)), a) < 1e-14);
+  auto [up, ul, uu] = lu_unpack(lu, piv);
+  CHECK(max_error(up, p) == 0);
+  CHECK(max_error(ul, l) == 0);
+  CHECK(max_error(uu, u) == 0);
+  // Rectangular, batched.
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{2, 5, 3}, {2, 3, 5}}) {
+    const Tensor r = randn(shape, kDouble);
+    auto [rp, rl, ru] = linalg::lu(r);
+    CHECK(max_error(matmul(rp, matmul(rl, ru)), r) < 1e-13);
+    CHECK(rl.size(-1) == std::min(shape[1], shape[2]));
+  }
+  // Solves in all four forms.
+  const Tensor b = randn({3, 2}, kDouble), bt = randn({2, 3}, kDouble);
+  CHECK(max_error(linalg::lu_solve(lu, piv, b), linalg::solve(a, b)) < 1e-13);
+  CHECK(max_error(linalg::lu_solve(lu, piv, b, true, true), linalg::solve(a.mT(), b)) < 1e-13);
+  CHECK(max_error(linalg::lu_solve(lu, piv, bt, false), linalg::solve(a, bt, false)) < 1e-13);
+  CHECK(max_error(linalg::lu_solve(lu, piv, bt, false, true), linalg::solve(a.mT(), bt, false)) < 1e-13);
+  CHECK(max_error(lu_solve(b, lu, piv), linalg::solve(a, b)) < 1e-13);
+  // Gradients: lu (square, wide, tall), lu_factor and lu_solve.
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{3, 3}, {3, 5}, {5, 3}}) {
+    INFO("lu of " << shape[0] << "x" << shape[1]);
+    CHECK(check(
+        [](const variable_list& v) {
+          auto [pp, ll, uu2] = linalg::lu(v[0]);
+          return cat({ll.flatten(), uu2.flatten()});
+        },
+        {input(shape)}));
+    CHECK(check([](const variable_list& v) { return std::get<0>(linalg::lu_factor(v[0])); }, {input(shape)}));
+  }
+  CHECK(check(
+      [](const variable_list& v) {
+        auto [f, pv] = linalg::lu_factor(v[0] + 3 * eye(3, kDouble));
+        return linalg::lu_solve(f, pv, v[1]);
+      },
+      {input({2, 3, 3}), input({3, 2})}));
+  CHECK(check_second([](const variable_list& v) { return std::get<2>(linalg::lu(v[0])); }, {input({3, 3})}));
+  // Errors.
+  CHECK_THROWS_WITH(
+      linalg::lu_factor(tensor({{1.0, 2.0}, {2.0, 4.0}})),
+      Catch::Contains("torch.linalg.lu_factor: U[2,2] is zero and using it on lu_solve would result "
+                      "in a division by zero."));
+  CHECK_THROWS_WITH(linalg::lu_factor(zeros({2, 2, 2})),
+                    Catch::Contains("(Batch element 0): U[1,1] is zero"));
+  CHECK_THROWS_AS(linalg::lu(a, false), NotImplemented);
+  CHECK_THROWS_WITH(linalg::lu_solve(lu, piv, ones({2, 2}, kDouble)),
+                    Catch::Contains("Incompatible shapes of A and B for the equation AX = B (3x3 and 2x2)"));
+  // linalg.lu does not check: a singular matrix factors.
+  auto [sp, sl, su] = linalg::lu(tensor({{1.0, 2.0}, {2.0, 4.0}}, kDouble));
+  CHECK(su[1][1].item<double>() == 0);
+}

@@ -566,3 +566,77 @@ TEST_CASE("linalg crosscheck: eigh, svd, qr, pinv and triangular solves") {
   same_error([&] { std::get<1>(ember::linalg::qr(a, "r")).sum().backward(); },
              [&] { std::get<1>(torch::linalg::qr(ta, "r")).sum().backward(); });
 }
+
+TEST_CASE("linalg crosscheck: lu_factor, lu, lu_unpack and lu_solve") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  ember::manual_seed(seed);
+  // The same getrf: factors and pivots agree exactly in float64.
+  std::vector<Case> cases = {
+      {"lu_factor",
+       {{2, 4, 4}},
+       [&](const EInputs& x) { return std::get<0>(ember::linalg::lu_factor(x[0])); },
+       [&](const TInputs& x) { return std::get<0>(torch::linalg::lu_factor(x[0])); }},
+      {"lu, wide",
+       {{3, 5}},
+       [&](const EInputs& x) {
+         auto [p, l, u] = ember::linalg::lu(x[0]);
+         return ember::cat({p.flatten(), l.flatten(), u.flatten()});
+       },
+       [&](const TInputs& x) {
+         auto [p, l, u] = torch::linalg::lu(x[0]);
+         return torch::cat({p.flatten(), l.flatten(), u.flatten()});
+       }},
+      {"lu, tall",
+       {{2, 5, 3}},
+       [&](const EInputs& x) {
+         auto [p, l, u] = ember::linalg::lu(x[0]);
+         return ember::cat({l.flatten(-2), u.flatten(-2)}, -1);
+       },
+       [&](const TInputs& x) {
+         auto [p, l, u] = torch::linalg::lu(x[0]);
+         return torch::cat({l.flatten(-2), u.flatten(-2)}, -1);
+       }},
+      {"lu_solve, every form",
+       {{3, 3}, {3, 2}},
+       [&](const EInputs& x) {
+         auto [f, piv] = ember::linalg::lu_factor(x[0] + 7 * ember::eye(3, x[0].options()));
+         return ember::cat({ember::linalg::lu_solve(f, piv, x[1]),
+                            ember::linalg::lu_solve(f, piv, x[1], true, true),
+                            ember::linalg::lu_solve(f, piv, x[1].mT(), false).mT(),
+                            ember::linalg::lu_solve(f, piv, x[1].mT(), false, true).mT()});
+       },
+       [&](const TInputs& x) {
+         auto [f, piv] = torch::linalg::lu_factor(x[0] + 7 * torch::eye(3, x[0].options()));
+         return torch::cat({at::linalg_lu_solve(f, piv, x[1]), at::linalg_lu_solve(f, piv, x[1], true, true),
+                            at::linalg_lu_solve(f, piv, x[1].mT(), false).mT(),
+                            at::linalg_lu_solve(f, piv, x[1].mT(), false, true).mT()});
+       }},
+  };
+  for (Case& c : cases) c.f32_tol = std::max(c.f32_tol, 2e-4);  // float64 against float32 factors
+  crosscheck::run_cases(cases);
+  const ember::Tensor a = ember::randn({3, 3}, ember::kDouble);
+  auto [lu, piv] = ember::linalg::lu_factor(a);
+  auto [tlu, tpiv] = torch::linalg::lu_factor(as_torch(a));
+  CHECK(piv.to(ember::kLong).cpu().data_ptr<int64_t>()[0] == tpiv.to(torch::kLong).data_ptr<int64_t>()[0]);
+  auto [p, l, u] = ember::lu_unpack(lu, piv);
+  auto [tp, tl, tu] = torch::lu_unpack(tlu, tpiv);
+  check_close(p, tp, 0, "lu_unpack P");
+  check_close(l, tl, 1e-15, "lu_unpack L");
+  check_close(u, tu, 1e-15, "lu_unpack U");
+  same_error(
+      [&] {
+        ember::linalg::lu_factor(ember::tensor({{1.0, 2.0}, {2.0, 4.0}}));
+      },
+      [&] {
+        torch::linalg::lu_factor(torch::tensor({{1.0, 2.0}, {2.0, 4.0}}));
+      });
+  same_error(
+      [&] {
+        ember::linalg::lu_factor(ember::zeros({2, 2, 2}));
+      },
+      [&] {
+        torch::linalg::lu_factor(torch::zeros({2, 2, 2}));
+      });
+  same_error([&] { ember::linalg::lu(ember::ones({3})); }, [&] { torch::linalg::lu(torch::ones({3})); });
+}

@@ -94,6 +94,18 @@ EMBER_API Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper = f
 /// (L L^T)^-1 from a Cholesky factor.
 EMBER_API Tensor cholesky_inverse(const Tensor& l, bool upper = false);
 
+/// LU with partial pivoting (LAPACK's getrf): the packed factors and 1-based int32 pivots;
+/// a zero pivot raises libtorch's error (linalg.lu does not).
+EMBER_API std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a, bool pivot = true);
+/// P, L (unit lower, [m, k]) and U ([k, n]) with A = P L U.
+EMBER_API std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& a, bool pivot = true);
+EMBER_API std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& lu, const Tensor& pivots,
+                                                       bool unpack_data = true, bool unpack_pivots = true);
+/// X with A X = B (left) or X A = B, A^T for adjoint, from lu_factor's results.
+EMBER_API Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left = true,
+                                 bool adjoint = false);
+EMBER_API Tensor lu_solve(const Tensor& b, const Tensor& lu, const Tensor& pivots);
+
 /// exp(A) by scaling and squaring a degree-18 Taylor polynomial (differentiable).
 EMBER_API Tensor matrix_exp(const Tensor& a);
 /// The singular values of each matrix, largest first (one-sided Jacobi on the host).
@@ -163,6 +175,10 @@ EMBER_API Tensor pinv(const Tensor& a, std::optional<double> atol = {}, std::opt
 EMBER_API std::tuple<Tensor, Tensor> qr(const Tensor& a, std::string_view mode = "reduced");
 EMBER_API Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left = true,
                                   bool unitriangular = false);
+EMBER_API std::tuple<Tensor, Tensor> lu_factor(const Tensor& a, bool pivot = true);
+EMBER_API std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& a, bool pivot = true);
+EMBER_API Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left = true,
+                          bool adjoint = false);
 }  // namespace linalg
 
 }  // namespace ember

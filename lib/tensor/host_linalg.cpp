@@ -247,6 +247,38 @@ Tensor host_triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool 
   return x.to(b.device(), b.dtype());
 }
 
+HostLu host_lu_factor(const Tensor& a) {
+  const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n), count = batch_count(a);
+  Tensor lu = host_copy(a);
+  Tensor pivots = empty(with_matrix(a, k, -1), kInt);
+  HostLu out;
+  out.zero_pivot.assign(static_cast<size_t>(count), 0);
+  for (int64_t t = 0; t < count; ++t) {
+    double* x = lu.data_ptr<double>() + t * m * n;
+    int32_t* piv = pivots.data_ptr<int32_t>() + t * k;
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t p = j;  // the first row of largest magnitude (idamax)
+      for (int64_t i = j + 1; i < m; ++i)
+        if (std::fabs(x[i * n + j]) > std::fabs(x[p * n + j])) p = i;
+      piv[j] = int32_t(p + 1);
+      if (p != j)
+        for (int64_t c = 0; c < n; ++c) std::swap(x[j * n + c], x[p * n + c]);
+      const double d = x[j * n + j];
+      if (d == 0) {
+        if (!out.zero_pivot[size_t(t)]) out.zero_pivot[size_t(t)] = j + 1;
+        continue;
+      }
+      for (int64_t i = j + 1; i < m; ++i) {
+        const double f = x[i * n + j] /= d;
+        for (int64_t c = j + 1; c < n; ++c) x[i * n + c] -= f * x[j * n + c];
+      }
+    }
+  }
+  out.lu = lu.to(a.device(), a.dtype());
+  out.pivots = pivots.to(a.device());
+  return out;
+}
+
 Tensor host_complete_orthonormal(const Tensor& q, int64_t cols) {
   const int64_t m = q.size(-2), k = q.size(-1), count = batch_count(q);
   const Tensor h = host_copy(q);

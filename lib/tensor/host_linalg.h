@@ -4,6 +4,7 @@
 // input's dtype and on its device. Inputs are [..., m, n]; batch dims are kept.
 
 #include <utility>
+#include <vector>
 
 #include "ember/tensor.h"
 
@@ -27,6 +28,16 @@ std::pair<Tensor, Tensor> host_qr(const Tensor& a, bool complete);
 /// X with A X = B for triangular A [.., n, n] and B [.., n, k] of the same batch shape;
 /// unitriangular takes A's diagonal as ones.
 Tensor host_triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool unitriangular);
+
+/// LU with partial pivoting (LAPACK getrf): the packed factors [.., m, n] (L unit lower
+/// below the diagonal, U on and above it) in a's dtype, the 1-based pivots [.., k] as int32
+/// (row i was swapped with row pivots[i] - 1 at step i), and per matrix the first zero
+/// pivot (1-based, 0 when none).
+struct HostLu {
+  Tensor lu, pivots;
+  std::vector<int64_t> zero_pivot;
+};
+HostLu host_lu_factor(const Tensor& a);
 
 /// q [.., m, k] whose columns are orthonormal or zero, as [.., m, cols] (cols >= k) with
 /// orthonormal columns: zero columns are replaced and new ones appended, each the first
