@@ -200,7 +200,14 @@ TEST_CASE("cuda layers: losses match the CPU") {
 
 namespace {
 
-// conv2d (or conv3d) on `d` in `dtype` and memory `format`, from float32 values drawn on
+// ember::cuda::allow_tf32 set for a scope, restored however the scope ends.
+struct AllowTf32 {
+  bool before = cuda::allow_tf32();
+  explicit AllowTf32(bool allow) { cuda::set_allow_tf32(allow); }
+  ~AllowTf32() { cuda::set_allow_tf32(before); }
+};
+
+// conv1d, conv2d or conv3d on `d` in `dtype` and memory `format`, from float32 values drawn on
 // the CPU and rounded to `values` (the GPU's dtype, so that the CPU's float32 reference
 // starts from the same numbers): the output, then the input's, weight's and bias's
 // gradients for a fixed output gradient, as float32 on the CPU. On the GPU it also checks
@@ -209,8 +216,9 @@ namespace {
 V cudnn_conv(Device d, ScalarType values, ScalarType dtype, MemoryFormat format, int spatial, int64_t groups,
              int64_t stride, int64_t dilation, bool* library = nullptr) {
   manual_seed(11);
-  const std::vector<int64_t> xs =
-      spatial == 2 ? std::vector<int64_t>{3, 8, 13, 11} : std::vector<int64_t>{2, 8, 6, 7, 5};
+  const std::vector<int64_t> xs = spatial == 1   ? std::vector<int64_t>{3, 8, 29}
+                                  : spatial == 2 ? std::vector<int64_t>{3, 8, 13, 11}
+                                                 : std::vector<int64_t>{2, 8, 6, 7, 5};
   std::vector<int64_t> ws = {12, 8 / groups};
   for (int i = 0; i < spatial; ++i) ws.push_back(3);
   const auto round = [&](const Tensor& t) { return t.to(values).to(kFloat); };
@@ -219,8 +227,9 @@ V cudnn_conv(Device d, ScalarType values, ScalarType dtype, MemoryFormat format,
   Tensor w = w0.to(d).to(dtype).requires_grad_(), b = b0.to(d).to(dtype).requires_grad_();
   const std::vector<int64_t> st(size_t(spatial), stride), pad(size_t(spatial), 1),
       dil(size_t(spatial), dilation);
-  const Tensor y =
-      spatial == 2 ? conv2d(x, w, b, st, pad, dil, groups) : conv3d(x, w, b, st, pad, dil, groups);
+  const Tensor y = spatial == 1   ? conv1d(x, w, b, st, pad, dil, groups)
+                   : spatial == 2 ? conv2d(x, w, b, st, pad, dil, groups)
+                                  : conv3d(x, w, b, st, pad, dil, groups);
   manual_seed(12);
   const Tensor g = round(randn(y.sizes())).to(d).to(dtype);
   y.backward(g);
@@ -245,13 +254,16 @@ TEST_CASE("cuda layers: cuDNN convolutions in every dtype and memory format matc
     int spatial;
     int64_t groups, stride, dilation;
   };
-  const Shape shapes[] = {{2, 1, 1, 1}, {2, 2, 2, 1}, {2, 4, 1, 2}, {3, 1, 1, 1}, {3, 2, 2, 1}};
+  // 1-D runs as 2-D with a height of 1 (as libtorch describes it to cuDNN).
+  const Shape shapes[] = {{1, 1, 1, 1}, {1, 2, 2, 2}, {2, 1, 1, 1}, {2, 2, 2, 1},
+                          {2, 4, 1, 2}, {3, 1, 1, 1}, {3, 2, 2, 1}};
   // Relative to max |cpu|: float32 differs only by summation order (FMA math, no TF32);
   // Half and BFloat16 round each output and gradient.
   const std::pair<ScalarType, double> dtypes[] = {{kFloat, 1e-5}, {kHalf, 4e-3}, {kBFloat16, 3e-2}};
   for (const Shape& s : shapes)
     for (const auto& [dtype, tol] : dtypes)
       for (bool channels_last : {false, true}) {
+        if (s.spatial == 1 && channels_last) continue;  // no 3-D channels-last format
         const MemoryFormat format = !channels_last   ? MemoryFormat::Contiguous
                                     : s.spatial == 2 ? MemoryFormat::ChannelsLast
                                                      : MemoryFormat::ChannelsLast3d;
@@ -263,7 +275,7 @@ TEST_CASE("cuda layers: cuDNN convolutions in every dtype and memory format matc
                                  std::to_string(s.dilation) + ", " + name(dtype) +
                                  (channels_last ? ", channels-last" : "");
         // cuDNN's legacy API has no algorithm for some shapes; the plain float32 one it must run.
-        if (s.spatial == 2 && s.groups == 1 && dtype == kFloat) CHECK(library);
+        if (s.spatial <= 2 && s.groups == 1 && dtype == kFloat) CHECK(library);
         if (!library) WARN("cuDNN ran no algorithm, the portable form did: " << what);
         const V cpu = cudnn_conv(kCpu, dtype, kFloat, MemoryFormat::Contiguous, s.spatial, s.groups, s.stride,
                                  s.dilation);
@@ -277,9 +289,11 @@ TEST_CASE("cuda layers: cuDNN convolutions in every dtype and memory format matc
         }
       }
   // TF32 when allowed: the same values to TF32's 10-bit mantissa.
-  cuda::set_allow_tf32(true);
-  const V tf32 = cudnn_conv(kGpu, kFloat, kFloat, MemoryFormat::ChannelsLast, 2, 1, 1, 1);
-  cuda::set_allow_tf32(false);
+  V tf32;
+  {
+    AllowTf32 allow(true);
+    tf32 = cudnn_conv(kGpu, kFloat, kFloat, MemoryFormat::ChannelsLast, 2, 1, 1, 1);
+  }
   const V cpu = cudnn_conv(kCpu, kFloat, kFloat, MemoryFormat::Contiguous, 2, 1, 1, 1);
   for (size_t i = 0; i < cpu.size(); ++i)
     CHECK((tf32[i] - cpu[i]).abs().max().item<double>() <= 5e-3 * (1 + cpu[i].abs().max().item<double>()));

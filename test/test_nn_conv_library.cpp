@@ -2,17 +2,22 @@
 // values and the three gradients against the portable im2col + GEMM form and against
 // float64, over 1-D/2-D/3-D shapes with stride, padding, dilation, groups, odd sizes and
 // strided inputs; the recorded node, double backward, the switch, placement logging and
-// threads. In a build without oneDNN the switch reports it and the portable form runs.
+// threads; a kernel that declines a shape (on the "npu" test backend, in every build). In a
+// build without oneDNN the switch reports it and the portable form runs.
 
 #include <ember/ember.h>
 #include <ember/nn.h>
 #include <ember/registry.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "dispatch/kernel_table.h"
+#include "fake_accelerator.h"
 #include "test_util.h"
 
 using ember_test::check_close;
@@ -74,7 +79,85 @@ const std::vector<ConvCase>& cases() {
   return all;
 }
 
+// Convolution kernels of the "npu" test backend for one test, then the backend's own again.
+struct FakeConvKernels {
+  detail::KernelEntry forward = detail::g_kernel_table[int(Op::Convolution)][int(kPrivateUse1)];
+  detail::KernelEntry backward = detail::g_kernel_table[int(Op::ConvolutionBackward)][int(kPrivateUse1)];
+  FakeConvKernels(ConvKernel f, ConvKernel b) {
+    register_kernel(Op::Convolution, kPrivateUse1, f, DtypeSet({kFloat, kDouble}));
+    register_kernel(Op::ConvolutionBackward, kPrivateUse1, b, DtypeSet({kFloat, kDouble}));
+  }
+  ~FakeConvKernels() {
+    detail::g_kernel_table[int(Op::Convolution)][int(kPrivateUse1)] = forward;
+    detail::g_kernel_table[int(Op::ConvolutionBackward)][int(kPrivateUse1)] = backward;
+  }
+};
+
+std::atomic<int> g_fake_calls{0};
+
+void declining_kernel(const ConvArgs&) {
+  ++g_fake_calls;
+  throw NotImplemented("fake library: no algorithm for this shape");
+}
+
+// Runs, writing zeros (so the test sees that it ran).
+void zeroing_forward(const ConvArgs& a) {
+  ++g_fake_calls;
+  int64_t n = a.batch * a.out_channels * int64_t(element_size(a.dtype));
+  for (int d = 0; d < a.spatial; ++d) n *= a.output_size[d];
+  std::memset(a.output, 0, size_t(n));
+}
+
+void failing_forward(const ConvArgs&) {
+  ++g_fake_calls;
+  throw DeviceError("fake library: the device failed");
+}
+
 }  // namespace
+
+TEST_CASE("nn conv library: a kernel that declines a shape leaves it to the portable form") {
+  testing::ensure_fake_accelerator();
+  manual_seed(13);
+  const Tensor x0 = randn({2, 4, 7, 6}, kDouble), w0 = randn({6, 2, 3, 2}, kDouble), b0 = randn({6}, kDouble);
+  auto run = [&](const Device& d) {
+    Tensor x = x0.to(d).detach().requires_grad_(), w = w0.to(d).detach().requires_grad_(),
+           b = b0.to(d).detach().requires_grad_();
+    Tensor y = conv2d(x, w, b, {2, 1}, {1, 1}, 1, 2);
+    y.pow(2).sum().backward();
+    return std::vector<Tensor>{y.detach().cpu(), x.grad().cpu(), w.grad().cpu(), b.grad().cpu()};
+  };
+  const std::vector<Tensor> expected = run(Device("cpu:0"));  // float64: the portable form
+  SECTION("the forward declines: the portable form runs and autograd differentiates it") {
+    FakeConvKernels fake(declining_kernel, declining_kernel);
+    g_fake_calls = 0;
+    const std::vector<Tensor> got = run(Device("npu:0"));
+    CHECK(g_fake_calls == 1);  // asked once, never for the backward of a form it did not run
+    for (size_t i = 0; i < got.size(); ++i)
+      check_close(got[i], expected[i], 1e-12, "output " + std::to_string(i));
+  }
+  SECTION("the forward runs, the backward declines: the gradients come from ember ops") {
+    FakeConvKernels fake(zeroing_forward, declining_kernel);
+    g_fake_calls = 0;
+    Tensor x = x0.to(Device("npu:0")).requires_grad_(), w = w0.to(Device("npu:0")).requires_grad_();
+    Tensor y = conv2d(x, w, {}, {2, 1}, {1, 1}, 1, 2);
+    CHECK(y.grad_fn()->name() == "ConvolutionBackward0");
+    CHECK(y.abs().sum().item<double>() == 0.0);  // the fake kernel's zeros
+    Tensor g = randn(y.sizes(), kDouble);
+    y.backward(g.to(Device("npu:0")));
+    CHECK(g_fake_calls == 2);
+    Tensor xr = x0.clone().requires_grad_(), wr = w0.clone().requires_grad_();
+    conv2d(xr, wr, {}, {2, 1}, {1, 1}, 1, 2).backward(g);
+    check_close(x.grad().cpu(), xr.grad(), 1e-12, "grad input");
+    check_close(w.grad().cpu(), wr.grad(), 1e-12, "grad weight");
+  }
+  SECTION("other errors from the kernel reach the caller, and the inputs are untouched") {
+    FakeConvKernels fake(failing_forward, declining_kernel);
+    const Tensor x = x0.to(Device("npu:0")), w = w0.to(Device("npu:0"));
+    CHECK_THROWS_AS(conv2d(x, w, {}, 1, 1, 1, 2), DeviceError);
+    CHECK(equal(x.cpu(), x0));
+    CHECK(equal(w.cpu(), w0));
+  }
+}
 
 TEST_CASE("nn conv library: the switch says whether oneDNN runs") {
   if (!onednn_available()) {

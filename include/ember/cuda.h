@@ -14,7 +14,8 @@ EMBER_API int device_count();
 EMBER_API bool cudnn_is_available();
 /// Waits for all work on the device (-1: the current one).
 EMBER_API void synchronize(int device = -1);
-/// float32 matmul on tensor cores (TF32); default false.
+/// float32 matmul and cuDNN convolution on tensor cores (TF32); default false (libtorch
+/// defaults cuDNN convolutions to TF32; ember keeps float32 exact unless asked).
 EMBER_API void set_allow_tf32(bool allow);
 EMBER_API bool allow_tf32();
 

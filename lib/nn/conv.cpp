@@ -2,7 +2,7 @@
 // windows copied as columns [N, C, kH, kW, OH, OW] (im2col) and a batched matmul with the
 // weight viewed as [groups, C_out / groups, C_in / groups * kH * kW] (3-D: the N-D windows,
 // [N, C, kD, kH, kW, OD, OH, OW]); autograd follows
-// from those ops. Where the device has a library kernel (oneDNN), that runs instead
+// from those ops. Where the device has a library kernel (oneDNN, cuDNN), that runs instead
 // (Note [Library kernels] in conv_library.cpp). Checks come in libtorch 1.13's order with its texts.
 #include "ember/nn/conv.h"
 
@@ -86,13 +86,9 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
                {}};
   expand_param(std::vector<int64_t>(size_t(spatial), 0), "output_padding", dim);
   nn::detail::check_conv(input, weight, bias, p, /*transposed=*/false);
-  if (nn::detail::library_convolution_applies(input, weight, bias)) {
-    try {
-      return nn::detail::library_convolution(input, weight, bias, p);
-    } catch (const NotImplemented&) {
-      // The library has no algorithm for this shape (Note [Library kernels]): the portable form runs.
-    }
-  }
+  // Undefined when the library declines the shape (Note [Library kernels]): the portable form runs.
+  if (nn::detail::library_convolution_applies(input, weight, bias))
+    if (Tensor y = nn::detail::library_convolution(input, weight, bias, p); y.defined()) return y;
   // A channels-last input gives a channels-last output, as libtorch's.
   if (dim > 1) return ember::detail::in_layout_of(input, conv_by_columns(input, weight, bias, p));
   // Only conv1d reaches here with dim 1 (conv2d's input of 4 dims cannot match a 3-D weight).

@@ -13,8 +13,9 @@
 // caches, streams) lives in the backend, per thread; workspaces come from ember's caching
 // allocator through ConvArgs::workspace. ember::set_onednn_enabled(false) switches the CPU
 // library off, as libtorch's setUserEnabledMkldnn does. A kernel with no algorithm for a
-// shape throws NotImplemented, and the front-end runs the portable form (forward) or the
-// ember-op gradients (backward) instead.
+// shape throws NotImplemented from inside the kernel call, and only there does the
+// front-end take it as "declined": it runs the portable form (forward) or the ember-op
+// gradients (backward) instead; the same error from anywhere else reaches the user.
 #include "nn/conv_library.h"
 
 #include <vector>
@@ -118,7 +119,19 @@ Tensor weight_grad_composite(const Tensor& input, const Tensor& g, IntArrayRef w
   return gw.sum(0).reshape(weight_sizes);
 }
 
-// The kernel's backward: the gradients the node needs, on the forward's device.
+// Runs the kernel on its device; false when the library declines the shape.
+bool run_library_kernel(ConvKernel kernel, const ConvArgs& a, const Device& device) {
+  DeviceScope scope(device);
+  try {
+    kernel(a);
+  } catch (const NotImplemented&) {  // the library declines this shape
+    return false;
+  }
+  return true;
+}
+
+// The kernel's backward: the gradients the node needs, on the forward's device; empty
+// when the library declines the shape.
 autograd::variable_list kernel_backward(const Tensor& g0, const Tensor& input, const Tensor& weight, const ConvParams& p,
                               const autograd::FormulaNode& node) {
   autograd::variable_list out(3);
@@ -145,8 +158,7 @@ autograd::variable_list kernel_backward(const Tensor& g0, const Tensor& input, c
     out[2] = empty({w.size(0)}, w.options());
     a.grad_bias = static_cast<char*>(out[2].data_ptr());
   }
-  DeviceScope scope(dev.device);
-  kernel(a);
+  if (!run_library_kernel(kernel, a, dev.device)) return {};
   return out;
 }
 
@@ -186,10 +198,7 @@ Tensor library_convolution(const Tensor& input, const Tensor& weight, const Tens
   a.weight = static_cast<const char*>(w.data_ptr());
   a.bias = b.defined() ? static_cast<const char*>(b.data_ptr()) : nullptr;
   a.output = static_cast<char*>(y.data_ptr());
-  {
-    DeviceScope scope(dev.device);
-    kernel(a);
-  }
+  if (!run_library_kernel(kernel, a, dev.device)) return Tensor();
   if (!(GradMode::is_enabled() && autograd::any_requires_grad({&input, &weight, &bias}))) return y;
   auto node = autograd::record(
       "ConvolutionBackward0", {&input, &weight, &bias}, {&y},
@@ -198,11 +207,8 @@ Tensor library_convolution(const Tensor& input, const Tensor& weight, const Tens
         const Tensor x = node.saved(0), w = node.saved(1);
         // create_graph: the same gradients as differentiable ember ops (double backward).
         if (GradMode::is_enabled()) return composite_backward(grads[0], x, w, p, node);
-        try {
-          return kernel_backward(grads[0], x, w, p, node);
-        } catch (const NotImplemented&) {  // no library algorithm for this shape's backward
-          return composite_backward(grads[0], x, w, p, node);
-        }
+        autograd::variable_list out = kernel_backward(grads[0], x, w, p, node);
+        return out.empty() ? composite_backward(grads[0], x, w, p, node) : out;
       });
   node->saved_[0] = autograd::SavedVariable(input, false);
   node->saved_[1] = autograd::SavedVariable(weight, false);

@@ -1,17 +1,17 @@
 // Op::Convolution and Op::ConvolutionBackward on CUDA through cuDNN 9's convolution API
 // (Note [Library kernels] in lib/nn/conv_library.cpp): float32, float64, Half and BFloat16,
-// 2 or 3 spatial dims, NCHW or channels-last. Algorithms come from cuDNN's heuristics (the
-// _v7 queries, as libtorch without cudnn.benchmark), tried in their order until one runs;
-// descriptors and the chosen algorithms are cached per thread, keyed by every shape field
-// of ConvArgs, so a training loop queries once. Workspaces come from ember's caching
-// allocator through ConvArgs::workspace. float32 runs on tensor cores (TF32) only under
-// ember::cuda::set_allow_tf32(true), so by default it matches the CPU to float32 rounding.
-// Where cuDNN has no algorithm for a shape (its legacy API, kept in cuDNN 9 over the graph
-// API, refuses some), the kernel throws NotImplemented, once per shape after a warning,
-// and the front-end runs the portable form. The bias gradient is ember's own CUDA Sum
-// (cudnnConvolutionBackwardBias reports NOT_SUPPORTED in cuDNN 9).
+// 1, 2 or 3 spatial dims (1-D as 2-D with a height of 1, as libtorch), NCHW or channels-last. Algorithms come
+// from cuDNN's heuristics (the _v7 queries, as libtorch without cudnn.benchmark), tried in their order until
+// one runs; descriptors and the chosen algorithms are cached per thread, keyed by every shape field of
+// ConvArgs, so a training loop queries once. Workspaces come from ember's caching allocator through
+// ConvArgs::workspace. float32 runs on tensor cores (TF32) only under ember::cuda::set_allow_tf32(true), so
+// by default it matches the CPU to float32 rounding. Where cuDNN has no algorithm for a shape (its legacy
+// API, kept in cuDNN 9 over the graph API, refuses some) or a sample too large for its int indexing, the
+// kernel throws NotImplemented (after one warning per shape) and the front-end runs the portable form. The
+// bias gradient is ember's own CUDA Sum (cudnnConvolutionBackwardBias reports NOT_SUPPORTED in cuDNN 9).
 #include <cudnn.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <memory>
@@ -43,11 +43,23 @@ namespace {
   } while (0)
 
 constexpr int kMaxDevices = 64;
+constexpr int kNotChosen = -1;    // a Plan's algorithm for a pass not yet searched for
 constexpr int kNoAlgorithm = -2;  // a Plan's algorithm for a pass cuDNN cannot run at its shape
 
-// Handles are never destroyed: a thread's exit may come after the CUDA context is gone.
+// The statuses that mean "not this algorithm" (cuDNN 9 adds sub-codes such as
+// NOT_SUPPORTED_SHAPE or BAD_PARAM_MISALIGNED_POINTER within each category).
+bool declines(cudnnStatus_t st) {
+  const int category = CUDNN_STATUS_CATEGORY(int(st));
+  return category == CUDNN_STATUS_NOT_SUPPORTED || category == CUDNN_STATUS_BAD_PARAM;
+}
+
+// Handles are never destroyed: a thread's exit may come after the CUDA context is gone
+// (one per thread and device, as libtorch's handle pool keeps them).
 cudnnHandle_t handle_for(int device) {
   thread_local std::array<cudnnHandle_t, kMaxDevices> handles{};
+  if (device < 0 || device >= kMaxDevices)
+    EMBER_THROW(DeviceError, "convolution: cuDNN handles exist for devices 0 to {}, got device {}",
+                kMaxDevices - 1, device);
   cudnnHandle_t& h = handles[size_t(device)];
   if (!h) EMBER_CUDNN_CHECK(cudnnCreate(&h));
   return h;
@@ -114,7 +126,7 @@ Layout layout_of(int64_t n, int64_t c, const int64_t* spatial_sizes, int spatial
   return l;
 }
 
-// Descriptors of one convolution shape and the algorithms chosen for it (-1: not yet).
+// Descriptors of one convolution shape and the algorithms chosen for it.
 struct Plan {
   cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
   cudnnTensorDescriptor_t w_plain = nullptr,
@@ -123,7 +135,7 @@ struct Plan {
   cudnnConvolutionDescriptor_t conv = nullptr;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
   bool channels_last = false;
-  int forward_algo = -1, backward_data_algo = -1, backward_filter_algo = -1;
+  int forward_algo = kNotChosen, backward_data_algo = kNotChosen, backward_filter_algo = kNotChosen;
   cudnnMathType_t forward_math = CUDNN_DEFAULT_MATH, backward_data_math = CUDNN_DEFAULT_MATH,
                   backward_filter_math = CUDNN_DEFAULT_MATH;
 
@@ -211,15 +223,31 @@ Plan& plan_for(const ConvArgs& a, int64_t batch, int device) {
   return *it->second;
 }
 
-// A workspace from ember's allocator (null for zero bytes).
+// A buffer from ember's allocator that stays alive until the kernel returns (null for zero bytes).
 void* workspace(const ConvArgs& a, size_t bytes) {
   return bytes ? a.workspace(a.workspace_ctx, bytes) : nullptr;
 }
 
-// Runs `pass` with the cached algorithm, or finds one: cuDNN's heuristic order, skipping
-// those that report NOT_SUPPORTED or BAD_PARAM for this shape (FMA math for float32 unless
-// TF32 is allowed). With none left the pass is marked kNoAlgorithm for the shape.
-// The statuses met while looking for an algorithm, for the one warning per shape.
+// The algorithms' workspace, one per call: every pass and slice reuses it (stream order
+// keeps them apart), and it grows only when a pass needs more.
+class Scratch {
+ public:
+  explicit Scratch(const ConvArgs& a) : args_(a) {}
+  void* get(size_t bytes) {
+    if (bytes > capacity_) {
+      ptr_ = workspace(args_, bytes);
+      capacity_ = bytes;
+    }
+    return bytes ? ptr_ : nullptr;
+  }
+
+ private:
+  const ConvArgs& args_;
+  void* ptr_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+// The warning for a shape cuDNN runs no algorithm for, with the statuses met looking for one.
 std::string describe_failure(const char* what, const std::string& tried) {
   return fmt::format(
       "convolution {}: cuDNN ran no algorithm for this shape ({}); the portable form runs instead", what,
@@ -230,6 +258,11 @@ std::string describe_failure(const char* what, const std::string& tried) {
   EMBER_THROW(NotImplemented, "convolution {}: cuDNN has no algorithm for this shape", what);
 }
 
+// Runs `pass` with the cached algorithm, or finds one: cuDNN's heuristic order (queried
+// with the requested math: FMA for float32 unless TF32 is allowed), skipping candidates
+// that decline the shape or whose workspace does not fit in memory. A cached algorithm
+// that declines (a differently aligned pointer, say) starts a new search. With none left
+// the pass is marked kNoAlgorithm for the shape and the kernel throws NotImplemented.
 template <class Perf, class Query, class Size, class Run>
 void run_pass(const char* what, Plan& p, int& algo, cudnnMathType_t& algo_math, Query query, Size size,
               Run run) {
@@ -238,9 +271,12 @@ void run_pass(const char* what, Plan& p, int& algo, cudnnMathType_t& algo_math, 
     EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, algo_math));
     size_t bytes = 0;
     EMBER_CUDNN_CHECK(size(algo, &bytes));
-    EMBER_CUDNN_CHECK(run(algo, bytes));
-    return;
+    const cudnnStatus_t st = run(algo, bytes);
+    if (st == CUDNN_STATUS_SUCCESS) return;
+    if (!declines(st)) throw_cudnn_error(st, what, __FILE__, __LINE__);
+    algo = kNotChosen;
   }
+  EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, p.math));
   constexpr int kCandidates = 16;
   Perf perf[kCandidates];
   int returned = 0;
@@ -248,27 +284,31 @@ void run_pass(const char* what, Plan& p, int& algo, cudnnMathType_t& algo_math, 
   std::string tried;  // the failure path only
   for (int i = 0; i < returned; ++i) {
     const int candidate = int(perf[i].algo);
+    const char* sep = tried.empty() ? "" : ", ";
     if (perf[i].status != CUDNN_STATUS_SUCCESS) {
-      tried += fmt::format("{}algo {}: heuristics {}", tried.empty() ? "" : ", ", candidate,
-                           cudnnGetErrorString(perf[i].status));
+      tried += fmt::format("{}algo {}: heuristics {}", sep, candidate, cudnnGetErrorString(perf[i].status));
       continue;
     }
     const cudnnMathType_t math = math_for(p.math, perf[i].mathType);
     EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, math));
     size_t bytes = 0;
     cudnnStatus_t st = size(candidate, &bytes);
-    if (st == CUDNN_STATUS_SUCCESS) st = run(candidate, bytes);
+    if (st == CUDNN_STATUS_SUCCESS) {
+      try {
+        st = run(candidate, bytes);
+      } catch (const OutOfMemory&) {  // its workspace does not fit: the next may need less
+        tried += fmt::format("{}algo {}: no memory for a workspace of {} bytes", sep, candidate, bytes);
+        continue;
+      }
+    }
     if (st == CUDNN_STATUS_SUCCESS) {
       algo = candidate;
       algo_math = math;
       return;
     }
-    tried += fmt::format("{}algo {} math {}: {}", tried.empty() ? "" : ", ", candidate, int(math),
-                         cudnnGetErrorString(st));
-    if (st != CUDNN_STATUS_NOT_SUPPORTED && st != CUDNN_STATUS_BAD_PARAM)
-      throw_cudnn_error(st, what, __FILE__, __LINE__);
+    tried += fmt::format("{}algo {} math {}: {}", sep, candidate, int(math), cudnnGetErrorString(st));
+    if (!declines(st)) throw_cudnn_error(st, what, __FILE__, __LINE__);
   }
-  EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, p.math));
   algo = kNoAlgorithm;
   warn(describe_failure(what, tried));
   throw_no_algorithm(what);
@@ -291,8 +331,9 @@ int64_t batch_slice(const ConvArgs& a) {
     out *= a.output_size[d];
   }
   const int64_t per_sample = std::max<int64_t>({in, out, 1});
-  EMBER_CHECK_ARG(per_sample <= INT_MAX, "convolution: cuDNN takes at most {} elements per sample (got {})",
-                  INT_MAX, per_sample);
+  if (per_sample > INT_MAX)  // the portable form runs it
+    EMBER_THROW(NotImplemented, "convolution: cuDNN takes at most {} elements per sample (got {})", INT_MAX,
+                per_sample);
   return std::max<int64_t>(1, std::min<int64_t>(a.batch, INT_MAX / per_sample));
 }
 
@@ -308,26 +349,54 @@ int64_t weight_bytes(const ConvArgs& a) {
   return n;
 }
 
-void convolution_forward(const ConvArgs& a) {
-  const int device = cuda_device_of(a.output);
-  CudaDeviceGuard guard(device);
+// conv1d as conv2d with a height of 1 (cuDNN's convolutions take 4-D or 5-D tensors):
+// [N, C, L] and [N, C, 1, L] share their memory in either layout.
+ConvArgs as_2d(const ConvArgs& a) {
+  if (a.spatial != 1) return a;
+  ConvArgs b = a;
+  b.spatial = 2;
+  for (int64_t* field : {b.input_size, b.output_size, b.kernel, b.stride, b.padding, b.dilation}) {
+    field[1] = field[0];
+    field[0] = 1;
+  }
+  b.padding[0] = 0;
+  return b;
+}
+
+// The weight [O, I/G, k...] in the plan's layout: itself for NCHW, an NHWC copy in a
+// workspace for channels-last (cuDNN wants the filter in the activations' layout).
+const void* weight_in_layout(cudnnHandle_t h, const ConvArgs& a, const Plan& p) {
+  if (!p.channels_last) return a.weight;
+  const Scale one(1), zero(0);
+  void* w = workspace(a, size_t(weight_bytes(a)));
+  EMBER_CUDNN_CHECK(
+      cudnnTransformTensor(h, one.of(a.dtype), p.w_plain, a.weight, zero.of(a.dtype), p.w_channels_last, w));
+  return w;
+}
+
+cudnnHandle_t handle_on_stream(int device) {
   cudnnHandle_t h = handle_for(device);
   EMBER_CUDNN_CHECK(cudnnSetStream(h, cuda_current_stream(device)));
+  return h;
+}
+
+void convolution_forward(const ConvArgs& args) {
+  const ConvArgs a = as_2d(args);
+  const int device = cuda_device_of(a.output);
+  CudaDeviceGuard guard(device);
+  cudnnHandle_t h = handle_on_stream(device);
   const Scale one(1), zero(0);
   const void* alpha = one.of(a.dtype);
   const void* beta = zero.of(a.dtype);
   const int64_t slice = batch_slice(a);
   const int64_t in_step = sample_bytes(a, a.in_channels, a.input_size);
   const int64_t out_step = sample_bytes(a, a.out_channels, a.output_size);
-  const void* weight = a.weight;
+  Scratch scratch(a);
+  const void* weight = nullptr;
   for (int64_t b0 = 0; b0 < a.batch; b0 += slice) {
     const int64_t n = std::min(slice, a.batch - b0);
     Plan& p = plan_for(a, n, device);
-    if (p.channels_last && weight == a.weight) {  // the weight in the activations' layout, once
-      void* w = workspace(a, size_t(weight_bytes(a)));
-      EMBER_CUDNN_CHECK(cudnnTransformTensor(h, alpha, p.w_plain, a.weight, beta, p.w_channels_last, w));
-      weight = w;
-    }
+    if (b0 == 0) weight = weight_in_layout(h, a, p);
     const char* x = a.input + b0 * in_step;
     char* y = a.output + b0 * out_step;
     run_pass<cudnnConvolutionFwdAlgoPerf_t>(
@@ -341,7 +410,7 @@ void convolution_forward(const ConvArgs& a) {
         },
         [&](int algo, size_t bytes) {
           return cudnnConvolutionForward(h, alpha, p.x, x, p.w, weight, p.conv,
-                                         cudnnConvolutionFwdAlgo_t(algo), workspace(a, bytes), bytes, beta,
+                                         cudnnConvolutionFwdAlgo_t(algo), scratch.get(bytes), bytes, beta,
                                          p.y, y);
         });
     if (a.bias) EMBER_CUDNN_CHECK(cudnnAddTensor(h, alpha, p.bias, a.bias, alpha, p.y, y));
@@ -378,11 +447,11 @@ void bias_gradient(const ConvArgs& a) {
   lookup_kernel<ReduceKernel>(Op::Sum, kCUDA, a.dtype)(r);
 }
 
-void convolution_backward(const ConvArgs& a) {
+void convolution_backward(const ConvArgs& args) {
+  const ConvArgs a = as_2d(args);
   const int device = cuda_device_of(a.grad_output);
   CudaDeviceGuard guard(device);
-  cudnnHandle_t h = handle_for(device);
-  EMBER_CUDNN_CHECK(cudnnSetStream(h, cuda_current_stream(device)));
+  cudnnHandle_t h = handle_on_stream(device);
   if (a.grad_bias) bias_gradient(a);
   if (!a.grad_input && !a.grad_weight) return;
   const Scale one(1), zero(0);
@@ -390,21 +459,17 @@ void convolution_backward(const ConvArgs& a) {
   const int64_t slice = batch_slice(a);
   const int64_t in_step = sample_bytes(a, a.in_channels, a.input_size);
   const int64_t out_step = sample_bytes(a, a.out_channels, a.output_size);
-  const void* weight = a.weight;
+  Scratch scratch(a);
+  const void* weight = nullptr;
   void* grad_weight = a.grad_weight;  // channels-last: an NHWC copy, transformed back at the end
   for (int64_t b0 = 0; b0 < a.batch; b0 += slice) {
     const int64_t n = std::min(slice, a.batch - b0);
     Plan& p = plan_for(a, n, device);
     // Later slices add to the weight gradient of the first.
     const void* beta = (b0 == 0 ? zero : one).of(a.dtype);
-    if (p.channels_last && b0 == 0) {
-      if (a.grad_input) {
-        void* w = workspace(a, size_t(weight_bytes(a)));
-        EMBER_CUDNN_CHECK(
-            cudnnTransformTensor(h, alpha, p.w_plain, a.weight, zero.of(a.dtype), p.w_channels_last, w));
-        weight = w;
-      }
-      if (a.grad_weight) grad_weight = workspace(a, size_t(weight_bytes(a)));
+    if (b0 == 0) {
+      if (a.grad_input) weight = weight_in_layout(h, a, p);
+      if (a.grad_weight && p.channels_last) grad_weight = workspace(a, size_t(weight_bytes(a)));
     }
     const char* x = a.input + b0 * in_step;
     const char* dy = a.grad_output + b0 * out_step;
@@ -421,7 +486,7 @@ void convolution_backward(const ConvArgs& a) {
           },
           [&](int algo, size_t bytes) {
             return cudnnConvolutionBackwardData(h, alpha, p.w, weight, p.y, dy, p.conv,
-                                                cudnnConvolutionBwdDataAlgo_t(algo), workspace(a, bytes),
+                                                cudnnConvolutionBwdDataAlgo_t(algo), scratch.get(bytes),
                                                 bytes, zero.of(a.dtype), p.x, dx);
           });
     }
@@ -437,11 +502,11 @@ void convolution_backward(const ConvArgs& a) {
           },
           [&](int algo, size_t bytes) {
             return cudnnConvolutionBackwardFilter(h, alpha, p.x, x, p.y, dy, p.conv,
-                                                  cudnnConvolutionBwdFilterAlgo_t(algo), workspace(a, bytes),
+                                                  cudnnConvolutionBwdFilterAlgo_t(algo), scratch.get(bytes),
                                                   bytes, beta, p.w, grad_weight);
           });
     }
-    if (b0 + n >= a.batch && a.grad_weight && grad_weight != a.grad_weight)
+    if (b0 + n >= a.batch && grad_weight != a.grad_weight)
       EMBER_CUDNN_CHECK(cudnnTransformTensor(h, alpha, p.w_channels_last, grad_weight, zero.of(a.dtype),
                                              p.w_plain, a.grad_weight));
   }
