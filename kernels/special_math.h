@@ -1,7 +1,7 @@
 #pragma once
-// erfinv, digamma and trigamma for the CPU and CUDA kernels, in libtorch's formulas (ATen's
-// calc_erfinv, calc_digamma, calc_trigamma: Cephes' series and recurrences), so both
-// devices give libtorch's values. T is float or double.
+// erfinv, digamma, trigamma and the Hurwitz zeta function for the CPU and CUDA kernels, in
+// libtorch's formulas (ATen's calc_erfinv, calc_digamma, calc_trigamma, zeta: Cephes' series
+// and recurrences), so both devices give libtorch's values. T is float or double.
 
 #include <math.h>
 
@@ -89,6 +89,61 @@ EMBER_HOST_DEVICE inline T special_trigamma(T x) {
   result +=
       (T(1) + T(1) / (T(2) * x) + ixx * (T(1) / T(6) - ixx * (T(1) / T(30) - ixx * (T(1) / T(42))))) / x;
   return sign * result;
+}
+
+/// The Hurwitz zeta function zeta(x, q) = sum over k >= 0 of (k + q)^-x, for x > 1 (x = 1:
+/// inf; x < 1: NaN). q <= 0 is a pole at the integers and needs an integer x elsewhere.
+/// Terms are summed directly until q + k passes 9 (at least 9 of them), then the tail comes
+/// from the Euler-Maclaurin formula with 12 Bernoulli terms, stopping once a term no
+/// longer changes the sum (Cephes' zeta, which libtorch uses).
+template <class T>
+EMBER_HOST_DEVICE inline T special_zeta(T x, T q) {
+  // (2k)! / B_2k for k = 1 .. 12: the Euler-Maclaurin coefficients.
+  const T bernoulli_ratio[12] = {T(12.0),
+                                 T(-720.0),
+                                 T(30240.0),
+                                 T(-1209600.0),
+                                 T(47900160.0),
+                                 T(-1.8924375803183791606e9),
+                                 T(7.47242496e10),
+                                 T(-2.950130727918164224e12),
+                                 T(1.1646782814350067249e14),
+                                 T(-4.5979787224074726105e15),
+                                 T(1.8152105401943546773e17),
+                                 T(-7.1661652561756670113e18)};
+  const T eps = T(1.11022302462515654042e-16);  // 2^-53, for float as well (as libtorch)
+  if (x == T(1)) return T(INFINITY);
+  if (x < T(1)) return T(NAN);
+  if (q <= T(0)) {
+    if (q == floor(q)) return T(INFINITY);
+    if (x != floor(x)) return T(NAN);  // a negative base to a fractional power
+  }
+  T sum = pow(q, -x);
+  T a = q, b = T(0);
+  int i = 0;
+  while (i < 9 || a <= T(9)) {
+    ++i;
+    a += T(1);
+    b = pow(a, -x);
+    sum += b;
+    if (fabs(b / sum) < eps) return sum;
+  }
+  const T w = a;
+  sum += b * w / (x - T(1));
+  sum -= T(0.5) * b;
+  T rising = T(1), k = T(0);  // x (x + 1) ... (x + 2j), grown two factors a step
+  for (int j = 0; j < 12; ++j) {
+    rising *= x + k;
+    b /= w;
+    const T term = rising * b / bernoulli_ratio[j];
+    sum += term;
+    if (fabs(term / sum) < eps) return sum;
+    k += T(1);
+    rising *= x + k;
+    b /= w;
+    k += T(1);
+  }
+  return sum;
 }
 
 }  // namespace ember::detail

@@ -222,6 +222,9 @@ std::vector<OpEntry> make_table() {
   set(Op::Gcd, binary([](const Tensor& a, const Tensor& b) { return gcd(a, b); }));
   set(Op::Lcm, binary([](const Tensor& a, const Tensor& b) { return lcm(a, b); }));
   set(Op::Nextafter, binary([](const Tensor& a, const Tensor& b) { return nextafter(a, b); }));
+  // x > 1 and q > 0: the finite half of the Hurwitz zeta function.
+  set(Op::Zeta,
+      binary([](const Tensor& a, const Tensor& b) { return special::zeta(a.abs() + 1.5, b.abs() + 0.25); }));
   set(Op::IsClose, [](const Ctx& c) {
     Tensor a = random_of({33, 70}, c.dt), b = random_of({33, 70}, c.dt);
     if (is_floating_point(c.dt)) {  // NaN and infinities in some places of both

@@ -13,6 +13,7 @@
 
 using namespace ember;
 using autograd::variable_list;
+using ember_test::check_close;
 using ember_test::dvalues;
 using namespace ember_test::grad;
 
@@ -260,7 +261,6 @@ TEST_CASE("special functions: erf, erfc, erfinv, lgamma, digamma and polygamma(1
         Approx(M_PI * M_PI / 6).epsilon(1e-9));  // libtorch's series
   CHECK(polygamma(0, tensor({1.0}, kDouble)).item<double>() == Approx(-euler).epsilon(1e-14));
   CHECK(erf(tensor({1, 2})).dtype() == kFloat);
-  CHECK_THROWS_AS(polygamma(2, x), NotImplemented);
   CHECK_THROWS_AS(polygamma(-1, x), InvalidArgument);
 
   manual_seed(ember_test::fresh_seed());
@@ -278,9 +278,77 @@ TEST_CASE("special functions: erf, erfc, erfinv, lgamma, digamma and polygamma(1
   }
   const variable_list in = {input({3, 4}, 0.2, 5)};
   CHECK(check([](const variable_list& v) { return digamma(v[0]); }, in));
-  // digamma's gradient is polygamma(1, x), whose own needs polygamma(2, x).
-  Tensor g = autograd::grad({digamma(in[0]).sum()}, in, {}, true, true)[0];
-  CHECK_THROWS_AS(g.sum().backward(), NotImplemented);
+  CHECK(check_second([](const variable_list& v) { return digamma(v[0]); }, in));
+}
+
+TEST_CASE("special functions: zeta, polygamma of every order and mvlgamma, values and gradients") {
+  // zeta(2, 1) = pi^2 / 6, zeta(4, 1) = pi^4 / 90, zeta(2, 1/2) = pi^2 / 2, zeta(3, 2) = zeta(3) - 1.
+  const double zeta3 = 1.2020569031595942854;
+  const std::vector<double> z =
+      dvalues(special::zeta(tensor({2.0, 4.0, 2.0, 3.0, 1.0, 0.5, 2.0, 2.0}, kDouble),
+                            tensor({1.0, 1.0, 0.5, 2.0, 1.0, 1.0, -2.0, -1.5}, kDouble)));
+  CHECK(z[0] == Approx(M_PI * M_PI / 6).epsilon(1e-15));
+  CHECK(z[1] == Approx(std::pow(M_PI, 4) / 90).epsilon(1e-15));
+  CHECK(z[2] == Approx(M_PI * M_PI / 2).epsilon(1e-15));
+  CHECK(z[3] == Approx(zeta3 - 1).epsilon(1e-15));
+  CHECK(z[4] == std::numeric_limits<double>::infinity());  // the pole at x = 1
+  CHECK(std::isnan(z[5]));                                 // x < 1
+  CHECK(z[6] == std::numeric_limits<double>::infinity());  // q a non-positive integer
+  // q = -1.5: (-1.5)^-2 + (-0.5)^-2 + zeta(2, 1/2)
+  CHECK(z[7] == Approx(1 / 2.25 + 4 + M_PI * M_PI / 2).epsilon(1e-14));
+  CHECK(special::zeta(2.0, tensor({1.0f})).dtype() == kFloat);
+  CHECK(special::zeta(tensor({2, 3}), 1.0).dtype() == kFloat);  // integers compute in the default dtype
+  CHECK(special::zeta(tensor({4.0}, kDouble), 1.0).item<double>() ==
+        Approx(std::pow(M_PI, 4) / 90).epsilon(1e-15));
+  // polygamma(n, 1) = (-1)^(n+1) n! zeta(n + 1); polygamma(2, 1/2) = -14 zeta(3).
+  CHECK(polygamma(2, tensor({1.0}, kDouble)).item<double>() == Approx(-2 * zeta3).epsilon(1e-15));
+  CHECK(polygamma(3, tensor({1.0}, kDouble)).item<double>() == Approx(std::pow(M_PI, 4) / 15).epsilon(1e-14));
+  CHECK(polygamma(2, tensor({0.5}, kDouble)).item<double>() == Approx(-14 * zeta3).epsilon(1e-14));
+  CHECK(tensor({1.0}, kDouble).polygamma(4).item<double>() ==
+        Approx(-24 * 1.0369277551433699263).epsilon(1e-14));
+  Tensor inplace = tensor({1.0, 0.5}, kDouble);
+  inplace.polygamma_(2);
+  CHECK(dvalues(inplace)[1] == Approx(-14 * zeta3).epsilon(1e-14));
+  CHECK_THROWS_WITH(tensor({1, 2}).polygamma_(2),
+                    Catch::Contains("result type Float can't be cast to the desired output type Long"));
+  // mvlgamma(x, p) = p(p-1)/4 log(pi) + sum_j lgamma(x - j/2); multigammaln is its special:: name.
+  const std::vector<double> mv = dvalues(mvlgamma(tensor({2.5, 4.0}, kDouble), 3));
+  for (size_t i = 0; i < mv.size(); ++i) {
+    const double x = i == 0 ? 2.5 : 4.0;
+    CHECK(mv[i] == Approx(1.5 * std::log(M_PI) + std::lgamma(x) + std::lgamma(x - 0.5) + std::lgamma(x - 1))
+                       .epsilon(1e-14));
+  }
+  CHECK(special::multigammaln(tensor({3.0}, kDouble), 1).item<double>() ==
+        Approx(std::log(2.0)).epsilon(1e-15));
+  CHECK(mvlgamma(tensor({2, 3}), 2).dtype() == kFloat);
+  CHECK_THROWS_WITH(mvlgamma(tensor({0.9, 3.0}), 3), "All elements must be greater than (p-1)/2");
+  CHECK_THROWS_WITH(mvlgamma(tensor({2.0}), 0), "p has to be greater than or equal to 1");
+  CHECK_THROWS_WITH(mvlgamma(tensor({true}), 1), "The input tensor may not be a boolean tensor.");
+  Tensor mv_inplace = tensor({2.5, 4.0}, kDouble);
+  mv_inplace.mvlgamma_(3);
+  CHECK(dvalues(mv_inplace)[0] == Approx(mv[0]).epsilon(1e-15));
+
+  // Gradients: d/dq zeta(x, q) = -x zeta(x + 1, q); polygamma(n)' = polygamma(n + 1); none in x.
+  manual_seed(ember_test::fresh_seed());
+  const variable_list q = {input({3, 4}, 0.3, 4)};
+  CHECK(check([](const variable_list& v) { return special::zeta(3.0, v[0]); }, q));
+  CHECK(check([](const variable_list& v) { return special::zeta(full({3, 4}, 2.5, kDouble), v[0]); }, q));
+  CHECK(check([](const variable_list& v) { return polygamma(1, v[0]); }, q));
+  CHECK(check([](const variable_list& v) { return polygamma(2, v[0]); }, q));
+  CHECK(check_second([](const variable_list& v) { return polygamma(3, v[0]); }, q));
+  CHECK(check([](const variable_list& v) { return mvlgamma(v[0] + 2, 4); }, q));
+  Tensor y = polygamma(2, q[0]);
+  CHECK(y.grad_fn()->name() == "PolygammaBackward0");
+  CHECK(special::zeta(2.0, q[0]).grad_fn()->name() == "SpecialZetaBackward1");
+  Tensor xs = full({2}, 3.0, kDouble).requires_grad_();
+  Tensor zx = special::zeta(xs, 2.0);
+  CHECK(zx.grad_fn()->name() == "SpecialZetaBackward2");
+  CHECK_THROWS_WITH(zx.sum().backward(), "the derivative for 'zeta' is not implemented.");
+  Tensor leaf = q[0].detach().clone().requires_grad_();
+  Tensor through = leaf * 1;  // in place on a non-leaf: the gradient follows the old values
+  through.polygamma_(2);
+  through.sum().backward();
+  check_close(leaf.grad(), polygamma(3, leaf.detach()), 1e-12, "polygamma_ gradient");
 }
 
 TEST_CASE("composed ops: remainders, signs, scans, quantiles, searching, counting and splits") {

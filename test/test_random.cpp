@@ -376,3 +376,111 @@ TEST_CASE("random: multinomial on another device samples on the CPU and leaves t
   expect_throw<InvalidArgument>([&] { multinomial(w, 1, false, make_generator<CPUGeneratorImpl>(1)); },
                                 "multinomial: Expected a generator of the tensor's device type");
 }
+
+TEST_CASE("random: cauchy_, log_normal_, geometric_, poisson and binomial follow their distributions") {
+  manual_seed(31);
+  const int64_t n = 40000;
+  // Cauchy(1, 2): median 1, quartiles 1 -+ 2.
+  const Tensor c = empty({n}, kDouble).cauchy_(1.0, 2.0);
+  CHECK(c.median().item<double>() == Approx(1.0).margin(0.06));
+  CHECK(c.quantile(0.75).item<double>() == Approx(3.0).margin(0.1));
+  // log of LogNormal(0.5, 0.25) is N(0.5, 0.25).
+  const Tensor l = empty({n}, kDouble).log_normal_(0.5, 0.25).log();
+  CHECK(l.mean().item<double>() == Approx(0.5).margin(0.01));
+  CHECK(l.std().item<double>() == Approx(0.25).margin(0.01));
+  // Geometric(0.25) on {1, 2, ...}: mean 4; an integer tensor takes it too.
+  const Tensor gm = empty({n}, kLong).geometric_(0.25);
+  CHECK(gm.min().item<int64_t>() >= 1);
+  CHECK(gm.to(kDouble).mean().item<double>() == Approx(4.0).margin(0.08));
+  // Poisson: mean and variance equal the rate, below and above the PTRS switch at 10.
+  for (double rate : {0.0, 2.5, 40.0}) {
+    const Tensor p = poisson(full({n}, rate, kDouble));
+    CHECK(p.mean().item<double>() == Approx(rate).margin(0.03 * rate + 1e-12));
+    CHECK(p.var().item<double>() == Approx(rate).margin(0.06 * rate + 1e-12));
+    CHECK(p.eq(p.round()).all().item<bool>());
+  }
+  // Binomial(count, p): mean count p, variance count p (1 - p), inversion and BTRS, p on both sides of 1/2.
+  for (auto [count, prob] :
+       {std::pair{8.0, 0.3}, std::pair{200.0, 0.3}, std::pair{200.0, 0.8}, std::pair{5.0, 1.0}}) {
+    INFO("count " << count << " p " << prob);
+    const Tensor b = binomial(full({n}, count), full({n}, prob));
+    CHECK(b.dtype() == kFloat);
+    CHECK(b.mean().item<double>() == Approx(count * prob).margin(0.02 * count * prob));
+    CHECK(b.var().item<double>() ==
+          Approx(count * prob * (1 - prob)).margin(0.06 * count * prob * (1 - prob) + 1e-9));
+    CHECK(b.min().item<double>() >= 0);
+    CHECK(b.max().item<double>() <= count);
+  }
+  CHECK(binomial(full({2, 3}, 10.0), tensor({0.0f, 1.0f, 0.0f}))
+            .equal(tensor({0.0f, 10.0f, 0.0f}).expand({2, 3})));
+}
+
+TEST_CASE("random: the new distributions' errors leave tensors and the stream alone") {
+  manual_seed(32);
+  const std::vector<double> next = dvalues(rand({3}));
+  manual_seed(32);
+  Tensor longs = zeros({3}, kLong);
+  expect_throw<NotImplemented>([&] { longs.cauchy_(); }, "\"cauchy_cpu\" not implemented for 'Long'");
+  expect_throw<NotImplemented>([&] { longs.log_normal_(); }, "\"log_normal_cpu\" not implemented for 'Long'");
+  expect_throw<InvalidArgument>([&] { empty({3}).log_normal_(0, 0); },
+                                "log_normal_ expects std > 0.0, but found std=0");
+  expect_throw<InvalidArgument>([&] { empty({3}).geometric_(1.0); },
+                                "geometric_ expects p to be in (0, 1), but got p=1");
+  expect_throw<NotImplemented>([&] { zeros({3}, kBool).geometric_(0.5); },
+                               "\"geometric_cpu\" not implemented for 'Bool'");
+  expect_throw<InvalidArgument>(
+      [&] {
+        poisson(tensor({1.0, -0.5}));
+      },
+      "invalid Poisson rate, expected rate to be non-negative");
+  expect_throw<InvalidArgument>([&] { poisson(tensor({std::nan("")})); },
+                                "invalid Poisson rate, expected rate to be non-negative");
+  expect_throw<NotImplemented>(
+      [&] {
+        poisson(tensor({1, 2}));
+      },
+      "\"poisson_cpu\" not implemented for 'Long'");
+  expect_throw<NotImplemented>([&] { poisson(tensor({1.0}).to(kHalf)); },
+                               "\"poisson_cpu\" not implemented for 'Half'");
+  expect_throw<InvalidArgument>([&] { binomial(tensor({10.0f}), tensor({0.5}, kDouble)); },
+                                "Found dtype Double but expected Float");
+  expect_throw<NotImplemented>([&] { binomial(tensor({10.0}).to(kBFloat16), tensor({0.5}).to(kBFloat16)); },
+                               "\"binomial_cpu\" not implemented for 'BFloat16'");
+  Tensor leaf = zeros({3}).requires_grad_();
+  expect_throw<InvalidArgument>([&] { leaf.cauchy_(); }, "a leaf Variable that requires grad");
+  CHECK(longs.equal(zeros({3}, kLong)));
+  CHECK(dvalues(rand({3})) == next);  // nothing was drawn
+}
+
+TEST_CASE("random: poisson's gradient is zero, binomial has none, and other devices sample on the host") {
+  const Tensor rates = tensor({1.0, 3.0}, kDouble).requires_grad_();
+  Tensor p = poisson(rates);
+  CHECK(p.grad_fn()->name() == "PoissonBackward0");
+  p.sum().backward();
+  CHECK(rates.grad().equal(zeros({2}, kDouble)));
+  const Tensor prob = tensor({0.5}, kDouble).requires_grad_();
+  Tensor b = binomial(tensor({4.0}, kDouble), prob);
+  CHECK(b.requires_grad());
+  expect_throw<NotImplemented>([&] { b.sum().backward(); },
+                               "the derivative for 'binomial' is not implemented.");
+
+  testing::ensure_fake_accelerator();
+  const Device npu("npu:0");
+  manual_seed(33);
+  const std::vector<double> cpu_next = dvalues(rand({4}));
+  manual_seed(33);
+  const Tensor r = full({500}, 6.0, TensorOptions(kFloat).device(npu));
+  const Tensor a = poisson(r);
+  const Tensor c = binomial(r, full({500}, 0.5, TensorOptions(kFloat).device(npu)));
+  const Tensor k = empty({500}, TensorOptions(kFloat).device(npu)).cauchy_();
+  CHECK(dvalues(rand({4})) == cpu_next);  // the device's counters were used, not the CPU's stream
+  CHECK(a.device() == npu);
+  CHECK(c.device() == npu);
+  CHECK(k.device() == npu);
+  CHECK(a.mean().item<double>() == Approx(6.0).margin(0.4));
+  CHECK(c.mean().item<double>() == Approx(3.0).margin(0.2));
+  manual_seed(34);
+  const Tensor again = poisson(r);
+  manual_seed(34);
+  CHECK(poisson(r).equal(again));
+}

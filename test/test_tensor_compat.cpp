@@ -1,11 +1,14 @@
 // libtorch spellings: layout(kStrided), as_strided, resize_, clone(t), var_mean /
 // std_mean, to(other); const in-place methods, assignment into views, data / set_data /
 // alias / repeat / toType, Scalar's accessors; with real values and libtorch's error texts.
-#include <catch2/catch.hpp>
 #include <ember/ember.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -458,4 +461,180 @@ TEST_CASE("tensor compat: Variable, variable_list, tensor_list and TensorList as
   CHECK(l[0].is_same(v[0]));
   CHECK(count_defined(v) == 2);
   CHECK(count_defined({ones({1}), ones({1})}) == 2);
+}
+
+TEST_CASE("tensor compat: every unary op has libtorch's in-place method") {
+  const Tensor x0 = tensor({0.3, 0.7, 0.45, 0.9}, kDouble);
+  const std::vector<
+      std::tuple<const char*, Tensor& (Tensor::*)() const, std::function<Tensor(const Tensor&)>>>
+      cases = {
+          {"log1p_", &Tensor::log1p_, [](const Tensor& x) { return x.log1p(); }},
+          {"expm1_", &Tensor::expm1_, [](const Tensor& x) { return x.expm1(); }},
+          {"rsqrt_", &Tensor::rsqrt_, [](const Tensor& x) { return x.rsqrt(); }},
+          {"sin_", &Tensor::sin_, [](const Tensor& x) { return x.sin(); }},
+          {"cos_", &Tensor::cos_, [](const Tensor& x) { return x.cos(); }},
+          {"tan_", &Tensor::tan_, [](const Tensor& x) { return x.tan(); }},
+          {"reciprocal_", &Tensor::reciprocal_, [](const Tensor& x) { return x.reciprocal(); }},
+          {"erf_", &Tensor::erf_, [](const Tensor& x) { return x.erf(); }},
+          {"erfc_", &Tensor::erfc_, [](const Tensor& x) { return x.erfc(); }},
+          {"erfinv_", &Tensor::erfinv_, [](const Tensor& x) { return x.erfinv(); }},
+          {"lgamma_", &Tensor::lgamma_, [](const Tensor& x) { return x.lgamma(); }},
+          {"digamma_", &Tensor::digamma_, [](const Tensor& x) { return x.digamma(); }},
+          {"sign_", &Tensor::sign_, [](const Tensor& x) { return x.sign(); }},
+          {"floor_", &Tensor::floor_, [](const Tensor& x) { return (x * 3).floor() / 3; }},
+          {"ceil_", &Tensor::ceil_, [](const Tensor& x) { return x.ceil(); }},
+          {"round_", &Tensor::round_, [](const Tensor& x) { return x.round(); }},
+          {"trunc_", &Tensor::trunc_, [](const Tensor& x) { return x.trunc(); }},
+          {"asin_", &Tensor::asin_, [](const Tensor& x) { return x.asin(); }},
+          {"acos_", &Tensor::acos_, [](const Tensor& x) { return x.acos(); }},
+          {"atan_", &Tensor::atan_, [](const Tensor& x) { return x.atan(); }},
+          {"sinh_", &Tensor::sinh_, [](const Tensor& x) { return x.sinh(); }},
+          {"cosh_", &Tensor::cosh_, [](const Tensor& x) { return x.cosh(); }},
+          {"asinh_", &Tensor::asinh_, [](const Tensor& x) { return x.asinh(); }},
+          {"atanh_", &Tensor::atanh_, [](const Tensor& x) { return x.atanh(); }},
+          {"exp2_", &Tensor::exp2_, [](const Tensor& x) { return x.exp2(); }},
+          {"log2_", &Tensor::log2_, [](const Tensor& x) { return x.log2(); }},
+          {"log10_", &Tensor::log10_, [](const Tensor& x) { return x.log10(); }},
+          {"frac_", &Tensor::frac_, [](const Tensor& x) { return x.frac(); }},
+          {"sgn_", &Tensor::sgn_, [](const Tensor& x) { return x.sgn(); }},
+          {"sinc_", &Tensor::sinc_, [](const Tensor& x) { return x.sinc(); }},
+          {"deg2rad_", &Tensor::deg2rad_, [](const Tensor& x) { return x.deg2rad(); }},
+          {"rad2deg_", &Tensor::rad2deg_, [](const Tensor& x) { return x.rad2deg(); }},
+          {"square_", &Tensor::square_, [](const Tensor& x) { return x.square(); }},
+      };
+  for (const auto& [name, method, f] : cases) {
+    INFO(name);
+    const bool floor_case = std::string(name) == "floor_";
+    Tensor t = floor_case ? x0 * 3 : x0.clone();
+    const Tensor want = floor_case ? (x0 * 3).floor() : f(x0);
+    const Tensor& same = (t.*method)();
+    CHECK(same.is_same(t));
+    CHECK(allclose(t, want, 1e-15, 1e-15));
+    // Through a view: only the viewed elements change.
+    Tensor base = floor_case ? x0.repeat({2}) * 3 : x0.repeat({2});
+    Tensor view = base.slice(0, 0, 8, 2);
+    (view.*method)();
+    const Tensor untouched = (floor_case ? x0 * 3 : x0).repeat({2}).slice(0, 1, 8, 2);
+    CHECK(base.slice(0, 1, 8, 2).equal(untouched));
+  }
+  Tensor acosh_in = tensor({1.5, 3.0}, kDouble);
+  CHECK(allclose(acosh_in.acosh_(), tensor({1.5, 3.0}, kDouble).acosh(), 1e-15, 1e-15));
+  Tensor logit_in = tensor({0.0, 0.25, 1.0}, kDouble);
+  CHECK(allclose(logit_in.logit_(0.1), tensor({0.0, 0.25, 1.0}, kDouble).logit(0.1), 1e-15, 1e-15));
+  // Integers: rounding keeps the dtype; a floating result cannot be written back.
+  Tensor ints = tensor({-2, 3});
+  CHECK(ints.floor_().equal(tensor({-2, 3})));
+  CHECK(ints.sign_().equal(tensor({-1, 1})));
+  CHECK_THROWS_WITH(ints.sin_(),
+                    Catch::Contains("result type Float can't be cast to the desired output type Long"));
+  CHECK_THROWS_WITH(ints.asin_(),
+                    Catch::Contains("result type Float can't be cast to the desired output type Long"));
+  CHECK(ints.equal(tensor({-1, 1})));
+  // Autograd: in place on a non-leaf differentiates the old values; a leaf is refused.
+  const Tensor leaf = tensor({0.2, 0.6}, kDouble).requires_grad_();
+  Tensor y = leaf * 2;
+  y.sin_();
+  y.asin_();  // asin(sin(2x)) = 2x here: gradient 2
+  y.sum().backward();
+  CHECK(allclose(leaf.grad(), full({2}, 2.0, kDouble), 1e-12, 1e-12));
+  CHECK_THROWS_WITH(tensor({0.5}, kDouble).requires_grad_().atan_(),
+                    Catch::Contains("a leaf Variable that requires grad"));
+}
+
+TEST_CASE("tensor compat: libtorch's in-place binary methods, div's rounding modes and the aliases") {
+  const Tensor a0 = tensor({-7.5, 2.0, 5.25, -3.0}, kDouble), b0 = tensor({2.0, -3.0, 1.5, 4.0}, kDouble);
+  using Method = std::function<Tensor&(Tensor&)>;
+  using Plain = std::function<Tensor(const Tensor&)>;
+  const std::vector<std::tuple<const char*, Method, Plain>> cases = {
+      {"pow_", [&](Tensor& t) -> Tensor& { return t.pow_(2); }, [&](const Tensor& t) { return t.pow(2); }},
+      {"pow_ tensor", [&](Tensor& t) -> Tensor& { return t.pow_(b0); },
+       [&](const Tensor& t) { return t.pow(b0); }},
+      {"remainder_", [&](Tensor& t) -> Tensor& { return t.remainder_(b0); },
+       [&](const Tensor& t) { return t.remainder(b0); }},
+      {"fmod_", [&](Tensor& t) -> Tensor& { return t.fmod_(2.5); },
+       [&](const Tensor& t) { return t.fmod(2.5); }},
+      {"atan2_", [&](Tensor& t) -> Tensor& { return t.atan2_(b0); },
+       [&](const Tensor& t) { return t.atan2(b0); }},
+      {"hypot_", [&](Tensor& t) -> Tensor& { return t.hypot_(b0); },
+       [&](const Tensor& t) { return t.hypot(b0); }},
+      {"copysign_", [&](Tensor& t) -> Tensor& { return t.copysign_(b0); },
+       [&](const Tensor& t) { return t.copysign(b0); }},
+      {"float_power_", [&](Tensor& t) -> Tensor& { return t.float_power_(3); },
+       [&](const Tensor& t) { return t.float_power(3); }},
+      {"true_divide_", [&](Tensor& t) -> Tensor& { return t.true_divide_(b0); },
+       [&](const Tensor& t) { return t / b0; }},
+      {"divide_ floor", [&](Tensor& t) -> Tensor& { return t.divide_(b0, "floor"); },
+       [&](const Tensor& t) { return (t / b0).floor(); }},
+      {"div_ trunc", [&](Tensor& t) -> Tensor& { return t.div_(b0, "trunc"); },
+       [&](const Tensor& t) { return (t / b0).trunc(); }},
+      {"multiply_", [&](Tensor& t) -> Tensor& { return t.multiply_(b0); },
+       [&](const Tensor& t) { return t * b0; }},
+      {"floor_divide_", [&](Tensor& t) -> Tensor& { return t.floor_divide_(2.0); },
+       [&](const Tensor& t) { return (t / 2).floor(); }},
+      {"negative_", [&](Tensor& t) -> Tensor& { return t.negative_(); }, [&](const Tensor& t) { return -t; }},
+      {"clamp_min_", [&](Tensor& t) -> Tensor& { return t.clamp_min_(0.5); },
+       [&](const Tensor& t) { return t.clamp(0.5); }},
+      {"clamp_max_", [&](Tensor& t) -> Tensor& { return t.clamp_max_(0.5); },
+       [&](const Tensor& t) { return t.clamp({}, 0.5); }},
+      {"lerp_", [&](Tensor& t) -> Tensor& { return t.lerp_(b0, 0.25); },
+       [&](const Tensor& t) { return t + (b0 - t) * 0.25; }},
+      {"addcmul_", [&](Tensor& t) -> Tensor& { return t.addcmul_(b0, b0, 0.5); },
+       [&](const Tensor& t) { return t + b0 * b0 * 0.5; }},
+      {"addcdiv_", [&](Tensor& t) -> Tensor& { return t.addcdiv_(b0, b0 + 10, -2); },
+       [&](const Tensor& t) { return t - 2 * b0 / (b0 + 10); }},
+      {"cumsum_", [&](Tensor& t) -> Tensor& { return t.cumsum_(0); },
+       [&](const Tensor& t) { return t.cumsum(0); }},
+      {"cumprod_", [&](Tensor& t) -> Tensor& { return t.cumprod_(0); },
+       [&](const Tensor& t) { return t.cumprod(0); }},
+      {"lt_", [&](Tensor& t) -> Tensor& { return t.lt_(b0); },
+       [&](const Tensor& t) { return t.lt(b0).to(kDouble); }},
+      {"ge_", [&](Tensor& t) -> Tensor& { return t.ge_(2.0); },
+       [&](const Tensor& t) { return t.ge(2.0).to(kDouble); }},
+      {"eq_", [&](Tensor& t) -> Tensor& { return t.eq_(-3.0); },
+       [&](const Tensor& t) { return t.eq(-3.0).to(kDouble); }},
+      {"logical_and_", [&](Tensor& t) -> Tensor& { return t.logical_and_(b0 > 0); },
+       [&](const Tensor& t) { return logical_and(t, b0 > 0).to(kDouble); }},
+      {"logical_not_", [&](Tensor& t) -> Tensor& { return t.logical_not_(); },
+       [&](const Tensor& t) { return t.logical_not().to(kDouble); }},
+  };
+  for (const auto& [name, method, plain] : cases) {
+    INFO(name);
+    Tensor t = a0.clone();
+    Tensor& r = method(t);
+    CHECK(r.is_same(t));
+    CHECK(t.dtype() == kDouble);
+    CHECK(allclose(t, plain(a0), 1e-14, 1e-14));
+  }
+  // The literal values of the rounding modes, integers kept as integers.
+  CHECK(div(tensor({-7, 7}), tensor({2, 2}), "trunc").equal(tensor({-3, 3})));
+  CHECK(div(tensor({-7, 7}), 2, "floor").equal(tensor({-4, 3})));
+  CHECK(div(tensor({-7.0, 7.0}), 2, std::nullopt).equal(tensor({-3.5, 3.5})));
+  CHECK(tensor({-7.5f}).div(2, "trunc").item<float>() == -3.0f);
+  CHECK_THROWS_WITH(div(tensor({1.0}), 2, "round"),
+                    "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'");
+  CHECK_THROWS_WITH(div(tensor({1}), tensor({0}), "trunc"), "ZeroDivisionError");
+  CHECK(divide(tensor({3.0}), 2).item<double>() == 1.5);
+  CHECK(multiply(tensor({3}), 2).equal(tensor({6})));
+  CHECK(negative(tensor({3})).equal(tensor({-3})));
+  // Errors: a result the dtype cannot hold, float_power_'s base, a leaf that requires grad.
+  Tensor ints = tensor({1, 2});
+  CHECK_THROWS_WITH(ints.atan2_(tensor({1, 1})),
+                    Catch::Contains("result type Float can't be cast to the desired output type Long"));
+  CHECK_THROWS_WITH(ints.true_divide_(2),
+                    Catch::Contains("result type Float can't be cast to the desired output type Long"));
+  CHECK(ints.equal(tensor({1, 2})));
+  CHECK(ints.pow_(2).equal(tensor({1, 4})));
+  CHECK(ints.lt_(3).equal(tensor({1, 0})));
+  CHECK_THROWS_WITH(
+      tensor({2.0f}).float_power_(2),
+      "the base given to float_power_ has dtype Float but the operation's result requires dtype Double");
+  CHECK_THROWS_WITH(
+      tensor({2.0}, kDouble).requires_grad_().addcmul_(tensor({1.0}, kDouble), tensor({1.0}, kDouble)),
+      Catch::Contains("a leaf Variable that requires grad"));
+  // Autograd through an optimizer-style update on a non-leaf: d/dx (x + x * x * 0.5) = 1 + x.
+  const Tensor leaf = tensor({0.5, -2.0}, kDouble).requires_grad_();
+  Tensor y = leaf * 1;
+  y.addcmul_(leaf, leaf, 0.5);
+  y.sum().backward();
+  CHECK(allclose(leaf.grad(), tensor({1.5, -1.0}, kDouble), 1e-14, 1e-14));
 }

@@ -445,6 +445,15 @@ TEST_CASE("composed crosscheck: pointwise functions and reductions, values and g
             [](const torch::Tensor& x) { return torch::digamma(x) + torch::digamma(x - 2.5); }},
            {"polygamma 1", [](const ember::Tensor& x) { return ember::polygamma(1, x * 3.7 + 0.2); },
             [](const torch::Tensor& x) { return torch::polygamma(1, x * 3.7 + 0.2); }},
+           {"polygamma 2 and 5",
+            [](const ember::Tensor& x) {
+              return ember::polygamma(2, x * 3.7 - 2.2) + ember::polygamma(5, x + 0.6);
+            },
+            [](const torch::Tensor& x) {
+              return torch::polygamma(2, x * 3.7 - 2.2) + torch::polygamma(5, x + 0.6);
+            }},
+           {"zeta", [](const ember::Tensor& x) { return ember::special::zeta(x.abs() + 1.5, x * 4 + 0.3); },
+            [](const torch::Tensor& x) { return torch::special::zeta(x.abs() + 1.5, x * 4 + 0.3); }},
            {"logaddexp", [](const ember::Tensor& x) { return ember::logaddexp(x, x); },
             [](const torch::Tensor& x) { return torch::logaddexp(x, x); }},
            {"xlogy", [](const ember::Tensor& x) { return ember::xlogy(x, x); },

@@ -212,6 +212,82 @@ TEST_CASE("crosscheck random: randperm, bernoulli, exponential_, uniform_ and no
       });
 }
 
+TEST_CASE("crosscheck random: cauchy_, log_normal_, geometric_, poisson and binomial") {
+  for (ember::ScalarType dt : kFloating) {
+    const std::string n = ember::name(dt);
+    same_stream(
+        "cauchy_ " + n, 41, [&] { return ember::empty({100}, dt).cauchy_(0.5, 2.0); },
+        [&] { return torch::empty({100}, to_torch(dt)).cauchy_(0.5, 2.0); });
+    // Odd sizes leave a cached Box-Muller value, which the next call uses first.
+    same_stream(
+        "log_normal_ twice " + n, 42,
+        [&] {
+          ember::Tensor a = ember::empty({33}, dt).log_normal_(0.25, 0.5);
+          return ember::cat({a, ember::empty({18}, dt).log_normal_()});
+        },
+        [&] {
+          torch::Tensor a = torch::empty({33}, to_torch(dt)).log_normal_(0.25, 0.5);
+          return torch::cat({a, torch::empty({18}, to_torch(dt)).log_normal_()});
+        },
+        0, 1e-15);  // a cached value's mean + std * z may round once differently
+  }
+  for (ember::ScalarType dt : {ember::kFloat, ember::kDouble, ember::kInt64, ember::kInt32, ember::kUInt8}) {
+    same_stream(
+        "geometric_ " + std::string(ember::name(dt)), 43,
+        [&] { return ember::empty({200}, dt).geometric_(0.3); },
+        [&] { return torch::empty({200}, to_torch(dt)).geometric_(0.3); });
+  }
+  same_stream(
+      "cauchy_ on a transposed tensor", 44,
+      [] {
+        return ember::empty({6, 4}, ember::kDouble).t().cauchy_();
+      },
+      [] {
+        return torch::empty({6, 4}, torch::kDouble).t().cauchy_();
+      });
+  // Rates on both sides of 10 (products of uniforms below, PTRS above), 0, and large ones.
+  for (ember::ScalarType dt : {ember::kFloat, ember::kDouble}) {
+    same_stream(
+        "poisson " + std::string(ember::name(dt)), 45,
+        [&] {
+          return ember::poisson(ember::linspace(0, 30, 301, dt).view({7, 43}).t());
+        },
+        [&] {
+          return torch::poisson(torch::linspace(0, 30, 301, to_torch(dt)).view({7, 43}).t());
+        });
+  }
+  same_stream(
+      "poisson of large rates", 46, [] { return ember::poisson(ember::full({50}, 1e4)); },
+      [] { return torch::poisson(torch::full({50}, 1e4)); });
+  // count * min(p, 1 - p) below 10 (inversion) and above (BTRS), p on both sides of 1/2.
+  for (ember::ScalarType dt : {ember::kFloat, ember::kDouble}) {
+    same_stream(
+        "binomial " + std::string(ember::name(dt)), 47,
+        [&] {
+          const ember::Tensor count = ember::tensor({0.0, 1.0, 5.0, 12.0, 40.0, 100.0, 1000.0, 3.0e4}, dt);
+          return ember::binomial(count.repeat({21}),
+                                 ember::repeat_interleave(ember::linspace(0, 1, 21, dt), 8));
+        },
+        [&] {
+          const torch::Tensor count =
+              torch::tensor({0.0, 1.0, 5.0, 12.0, 40.0, 100.0, 1000.0, 3.0e4}, to_torch(dt));
+          return torch::binomial(count.repeat({21}),
+                                 torch::linspace(0, 1, 21, to_torch(dt)).repeat_interleave(8));
+        });
+  }
+  same_stream(
+      "binomial with a broadcast probability", 48,
+      [] {
+        return ember::binomial(ember::full({4, 30}, 50.0),
+                               ember::tensor({0.1f, 0.5f, 0.7f, 0.95f}).view({4, 1}));
+      },
+      [] {
+        return torch::binomial(
+            torch::full({4, 30}, 50.0),
+            torch::tensor({0.1f, 0.5f, 0.7f, 0.95f}).view({4, 1}).expand({4, 30}).contiguous());
+      });
+}
+
 TEST_CASE("crosscheck random: multinomial with and without replacement, 1-D and 2-D, every CPU dtype") {
   // Weights made once with their own generator, a third of them zero (ties among zeros
   // follow libtorch's topk); a transposed matrix draws its exponentials in memory order.

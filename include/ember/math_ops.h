@@ -84,6 +84,17 @@ EMBER_API Tensor rsub(const Tensor& x, const Scalar& other, const Scalar& alpha 
 EMBER_API Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = {});
 EMBER_API Tensor true_divide(const Tensor& a, const Tensor& b);
 EMBER_API Tensor true_divide(const Tensor& a, const Scalar& b);
+/// a / b rounded as rounding_mode says: "trunc" toward zero, "floor" down, std::nullopt not
+/// at all (true division); integer operands stay integers when rounded.
+EMBER_API Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode);
+EMBER_API Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> rounding_mode);
+EMBER_API Tensor divide(const Tensor& a, const Tensor& b);
+EMBER_API Tensor divide(const Tensor& a, const Scalar& b);
+EMBER_API Tensor divide(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode);
+EMBER_API Tensor divide(const Tensor& a, const Scalar& b, std::optional<std::string_view> rounding_mode);
+EMBER_API Tensor multiply(const Tensor& a, const Tensor& b);
+EMBER_API Tensor multiply(const Tensor& a, const Scalar& b);
+EMBER_API Tensor negative(const Tensor& x);
 EMBER_API Tensor greater(const Tensor& a, const Tensor& b);
 EMBER_API Tensor greater(const Tensor& a, const Scalar& b);
 EMBER_API Tensor greater_equal(const Tensor& a, const Tensor& b);
@@ -220,6 +231,10 @@ EMBER_API Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const Tenso
 /// All true: ember's tensors are real.
 EMBER_API Tensor isreal(const Tensor& x);
 
+/// log of the multivariate gamma function of dimension p: p(p-1)/4 log(pi) plus the sum of
+/// lgamma(x - j/2) for j < p; every element must exceed (p - 1) / 2.
+EMBER_API Tensor mvlgamma(const Tensor& x, int64_t p);
+
 /// torch::special's spellings of the special functions.
 namespace special {
 EMBER_API Tensor erf(const Tensor& x);
@@ -238,6 +253,12 @@ EMBER_API Tensor digamma(const Tensor& x);
 EMBER_API Tensor psi(const Tensor& x);
 EMBER_API Tensor polygamma(int64_t n, const Tensor& x);
 EMBER_API Tensor gammaln(const Tensor& x);
+/// The Hurwitz zeta function sum_k (k + q)^-x (x > 1); the gradient flows to q only.
+EMBER_API Tensor zeta(const Tensor& x, const Tensor& q);
+EMBER_API Tensor zeta(const Scalar& x, const Tensor& q);
+EMBER_API Tensor zeta(const Tensor& x, const Scalar& q);
+/// The multivariate log-gamma function of dimension p (mvlgamma).
+EMBER_API Tensor multigammaln(const Tensor& x, int64_t p);
 /// The standard normal's CDF, and its log and inverse.
 EMBER_API Tensor ndtr(const Tensor& x);
 EMBER_API Tensor log_ndtr(const Tensor& x);

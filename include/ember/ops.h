@@ -54,6 +54,12 @@ EMBER_API Tensor normal(double mean, double std, IntArrayRef sizes, std::optiona
 /// 0 or 1 with probability p per element: of the tensor of probabilities, or of the scalar p.
 EMBER_API Tensor bernoulli(const Tensor& p, std::optional<Generator> generator = {});
 EMBER_API Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> generator = {});
+/// A Poisson(rate) draw per element of the non-negative rates, in their dtype (floating);
+/// on the CPU libtorch's samples for a seed.
+EMBER_API Tensor poisson(const Tensor& rates, std::optional<Generator> generator = {});
+/// A Binomial(count, prob) draw per element of count and prob (one floating dtype, broadcast);
+/// on the CPU libtorch's samples for a seed.
+EMBER_API Tensor binomial(const Tensor& count, const Tensor& prob, std::optional<Generator> generator = {});
 /// num_samples category indices (int64) per row of a 1-D or 2-D tensor of non-negative
 /// weights, drawn with or without replacement; on the CPU libtorch's samples for a seed.
 EMBER_API Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false,

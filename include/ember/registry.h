@@ -49,7 +49,7 @@ class StreamEvents;
   /* elementwise: binary */                                                                                      \
   _(Add) _(Sub) _(Mul) _(Div) _(Remainder) _(Pow) _(Maximum) _(Minimum) _(Atan2) _(Eq) _(Ne) _(Lt) _(Le) _(Gt)   \
   _(Ge) _(LogicalAnd) _(LogicalOr) _(LogicalXor) _(IsClose) _(BitwiseAnd) _(BitwiseOr) _(BitwiseXor)             \
-  _(LeftShift) _(RightShift) _(Gcd) _(Lcm) _(Nextafter)                                                          \
+  _(LeftShift) _(RightShift) _(Gcd) _(Lcm) _(Nextafter) _(Zeta)                                                  \
   /* elementwise: ternary */                                                                                     \
   _(Where) _(Lerp) _(Addcmul) _(Addcdiv)                                                                         \
   /* reductions */                                                                                               \

@@ -10,6 +10,7 @@
 #include "cpu/dense_f32.h"
 #include "cpu/register_cpu.h"
 #include "cpu/streaming_f32.h"
+#include "special_math.h"
 
 namespace ember::detail::EMBER_CPU_NS {
 
@@ -257,6 +258,14 @@ void lcm_kernel(const ElementwiseArgs& a) {
       return x;
   });
 }
+// The Hurwitz zeta function in T (Half and BFloat16 in float), as libtorch.
+void zeta_kernel(const ElementwiseArgs& a) {
+  dispatch_floating(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    elementwise_kernel<T, T, T>(a, [](M x, M q) -> M { return special_zeta(x, q); });
+  });
+}
 void nextafter_kernel(const ElementwiseArgs& a) {
   dispatch_floating(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -300,6 +309,7 @@ void register_cpu_binary_kernels() {
   register_kernel(Op::Gcd, kCPU, gcd_kernel, ints);
   register_kernel(Op::Lcm, kCPU, lcm_kernel, ints);
   register_kernel(Op::Nextafter, kCPU, nextafter_kernel, {kFloat, kDouble});
+  register_kernel(Op::Zeta, kCPU, zeta_kernel, fl);
 }
 
 }  // namespace ember::detail::EMBER_CPU_NS

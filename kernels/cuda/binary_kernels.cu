@@ -6,6 +6,7 @@
 #include "cuda/cuda_kernels.h"
 #include "cuda/elementwise_launch.cuh"
 #include "ember/registry.h"
+#include "special_math.h"
 
 namespace ember::detail {
 
@@ -164,6 +165,12 @@ struct LcmOp {
     return lcm_value(x, y);
   }
 };
+struct ZetaOp {
+  template <class M>
+  __device__ M operator()(M x, M q) const {
+    return special_zeta(x, q);
+  }
+};
 struct NextafterOp {
   __device__ float operator()(float x, float y) const { return ::nextafterf(x, y); }
   __device__ double operator()(double x, double y) const { return ::nextafter(x, y); }
@@ -256,6 +263,7 @@ void register_cuda_binary_kernels() {
   register_kernel(Op::Lcm, kCUDA, same_type_binary<kIntMask, LcmOp>, ints);
   register_kernel(Op::Nextafter, kCUDA, same_type_binary<dtype_bit(kFloat) | dtype_bit(kDouble), NextafterOp>,
                   {kFloat, kDouble});
+  register_kernel(Op::Zeta, kCUDA, same_type_binary<kFloatingMask, ZetaOp>, fl);
 }
 
 }  // namespace ember::detail

@@ -5,6 +5,8 @@
 
 #include "autograd/hooks.h"
 #include "autograd/node.h"
+#include "core/check.h"
+#include "ember/math_ops.h"
 #include "ember/ops.h"
 #include "tensor/inference.h"
 
@@ -34,6 +36,8 @@ SavedSlots saved_slots(Op op) {
     case Op::Minimum:
     case Op::Atan2:
       return {0b011, 0b011};
+    case Op::Zeta:
+      return {0b000, 0b011};  // no derivative in x (as libtorch)
     case Op::Remainder:
       return {0b000, 0b011};
     default:
@@ -133,6 +137,22 @@ std::shared_ptr<FormulaNode> make(Op op, const Tensor& a, const Tensor& b, std::
         Tensor r = x * x + o * o;
         return {n.needs(0) ? g[0] * o / r : Tensor(), n.needs(1) ? g[0] * -x / r : Tensor()};
       });
+    case Op::Zeta:
+      // d/dq zeta(x, q) = -x zeta(x + 1, q); libtorch has no derivative in x either.
+      return record(scalar && ia ? "SpecialZetaBackward2"
+                    : scalar     ? "SpecialZetaBackward1"
+                                 : "SpecialZetaBackward0",
+                    {ia, ib}, {&y}, [s](N& n, G& g) -> G {
+                      EMBER_CHECK_TYPED(!n.needs(0), NotImplemented,
+                                        "the derivative for 'zeta' is not implemented.");
+                      Tensor gb;
+                      if (n.needs(1)) {
+                        const Tensor q = n.saved(1);
+                        const Tensor x = s ? full_like(q, *s) : n.saved(0);
+                        gb = g[0] * -x * special::zeta(x + 1, q);
+                      }
+                      return {Tensor(), gb};
+                    });
     case Op::Remainder:
       return record(scalar && ia ? "RemainderBackward1" : "RemainderBackward0", {ia, ib}, {&y},
                     [s](N& n, G& g) -> G {

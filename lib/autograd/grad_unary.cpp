@@ -111,11 +111,8 @@ std::shared_ptr<FormulaNode> make(Op op, const Tensor& x, Tensor& y, const OpPar
       return record("DigammaBackward0", {in}, {&y},
                     [](N& n, G& g) -> G { return {g[0] * polygamma(1, n.saved(0))}; });
     case Op::Trigamma:
-      return record("PolygammaBackward0", {in}, {&y}, [](N&, G&) -> G {
-        EMBER_THROW(
-            NotImplemented,
-            "the derivative of polygamma(1, x) needs polygamma(2, x), which ember does not implement");
-      });
+      return record("PolygammaBackward0", {in}, {&y},
+                    [](N& n, G& g) -> G { return {g[0] * polygamma(2, n.saved(0))}; });
     case Op::Reciprocal: return record("ReciprocalBackward0", {in}, {&y}, [](N& n, G& g) -> G {
         Tensor r = n.saved(0);
         return {g[0] * -(r * r)};

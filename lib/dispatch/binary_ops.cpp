@@ -4,6 +4,7 @@
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/type_promotion.h"
 #include "ember/autograd.h"
+#include "ember/math_ops.h"
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
 #include "tensor/tensor_factory.h"
@@ -69,6 +70,15 @@ Tensor pow(const Scalar& a, const Tensor& b) { return run_binary(Op::Pow, a, b, 
 Tensor maximum(const Tensor& a, const Tensor& b) { return run_binary(Op::Maximum, a, b, ComputeType::Promoted); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return run_binary(Op::Minimum, a, b, ComputeType::Promoted); }
 Tensor atan2(const Tensor& a, const Tensor& b) { return run_binary(Op::Atan2, a, b, ComputeType::Floating); }
+Tensor special::zeta(const Tensor& x, const Tensor& q) {
+  return run_binary(Op::Zeta, x, q, ComputeType::Floating);
+}
+Tensor special::zeta(const Scalar& x, const Tensor& q) {
+  return run_binary(Op::Zeta, x, q, ComputeType::Floating);
+}
+Tensor special::zeta(const Tensor& x, const Scalar& q) {
+  return run_binary(Op::Zeta, x, q, ComputeType::Floating);
+}
 
 #define EMBER_COMPARISON(fn, op)                                                             \
   Tensor fn(const Tensor& a, const Tensor& b) { return run_binary(op, a, b, ComputeType::BoolOut); } \

@@ -1,12 +1,16 @@
 // Random ops: rand, randn, randint, randperm, normal, bernoulli, the *_like forms and the
-// in-place fills (uniform_, normal_, random_, bernoulli_, exponential_).
+// in-place fills (uniform_, normal_, random_, bernoulli_, exponential_, cauchy_, log_normal_,
+// geometric_).
 //
 // Note [Random generators]: the CPU draws from libtorch's generator (ember/generator.h):
 // one mt19937 consumed serially under the generator's lock, with libtorch 1.13's
 // transformations (random_kernels.cpp), so a seeded program gets libtorch's numbers on the
 // CPU, the in-place fills and nn::init included. Ops that libtorch builds from these
 // draws are built the same way here: bernoulli_(p) compares float64 uniforms with p,
-// exponential_ is -log(1 - u) / lambda of float64 uniforms, dropout is bernoulli_(1 - p).
+// exponential_ is -log(1 - u) / lambda of float64 uniforms, cauchy_ and geometric_ are
+// libtorch's transforms of float64 uniforms, log_normal_ exponentiates normal_distribution
+// <double> draws element by element (its cached second value included), dropout is
+// bernoulli_(1 - p).
 // Accelerators reserve counters from a counter-based generator and hash (seed, counter),
 // so their values do not depend on the launch shape. libtorch's own AVX2 path for float
 // randn of 16 or more elements uses approximate log/sincos: its values there differ from
@@ -22,6 +26,7 @@
 
 #include "autograd/meta.h"
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/kernel_table.h"
 #include "ember/autograd.h"
@@ -412,6 +417,57 @@ Tensor& Tensor::exponential_(double lambd, std::optional<Generator> gen) const {
                      Tensor u =
                          generate(Op::Uniform, shape, o.dtype(kDouble), params(0, 1), gen, "exponential_");
                      return (1 - u).log().mul(-1.0 / lambd).to(o.dtype());
+                   });
+}
+
+namespace {
+
+// libtorch's text for an in-place fill without a kernel for the dtype ("cauchy_cpu" not
+// implemented for 'Long').
+void check_fill_dtype(const Tensor& self, const char* kernel, bool integers_too) {
+  EMBER_CHECK_ARG(self.defined(), "{}: undefined tensor", kernel);
+  const ScalarType t = self.dtype();
+  EMBER_CHECK_TYPED(is_floating_point(t) || (integers_too && t != kBool), NotImplemented,
+                    "\"{}_{}\" not implemented for '{}'", kernel, self.device().is_cpu() ? "cpu" : "cuda",
+                    detail::torch_name(t));
+}
+
+// float64 uniforms in [0, 1) of self's target shape on self's device, one per element in
+// libtorch's order.
+Tensor uniforms_for(const TensorOptions& o, IntArrayRef shape, const std::optional<Generator>& gen,
+                    const char* op) {
+  return generate(Op::Uniform, shape, o.dtype(kDouble), params(0, 1), gen, op);
+}
+
+}  // namespace
+
+Tensor& Tensor::cauchy_(double median, double sigma, std::optional<Generator> gen) const {
+  check_fill_dtype(*this, "cauchy", false);
+  return fill_from(*this, "cauchy_",
+                   [&](const TensorOptions& o, IntArrayRef shape, const std::vector<int64_t>&) {
+                     const Tensor u = uniforms_for(o, shape, gen, "cauchy_");
+                     return (u - 0.5).mul_(M_PI).tan().mul_(sigma).add_(median).to(o.dtype());
+                   });
+}
+
+Tensor& Tensor::log_normal_(double mean, double std, std::optional<Generator> gen) const {
+  check_fill_dtype(*this, "log_normal", false);
+  EMBER_CHECK_ARG(std > 0.0, "log_normal_ expects std > 0.0, but found std={}", std);
+  return fill_from(
+      *this, "log_normal_", [&](const TensorOptions& o, IntArrayRef shape, const std::vector<int64_t>&) {
+        detail::OpParams p = params(mean, std);
+        p.has_param[2] = true;  // one normal_distribution<double> draw per element
+        return generate(Op::Normal, shape, o.dtype(kDouble), p, gen, "log_normal_").exp_().to(o.dtype());
+      });
+}
+
+Tensor& Tensor::geometric_(double p, std::optional<Generator> gen) const {
+  check_fill_dtype(*this, "geometric", true);
+  EMBER_CHECK_ARG(p > 0 && p < 1, "geometric_ expects p to be in (0, 1), but got p={}", p);
+  return fill_from(*this, "geometric_",
+                   [&](const TensorOptions& o, IntArrayRef shape, const std::vector<int64_t>&) {
+                     const Tensor u = uniforms_for(o, shape, gen, "geometric_");
+                     return u.log().div_(std::log1p(-p)).ceil().to(o.dtype());
                    });
 }
 

@@ -35,13 +35,6 @@ EMBER_UNARY(erfinv, Op::Erfinv, ComputeType::Floating)
 EMBER_UNARY(lgamma, Op::Lgamma, ComputeType::Floating)
 EMBER_UNARY(digamma, Op::Digamma, ComputeType::Floating)
 
-Tensor polygamma(int64_t n, const Tensor& x) {
-  EMBER_CHECK_ARG(n >= 0, "polygamma(n, x) does not support negative n.");
-  EMBER_CHECK_TYPED(n <= 1, NotImplemented,
-                    "polygamma(n, x): ember implements n = 0 (digamma) and n = 1 (trigamma); got n = {}", n);
-  return n == 0 ? run_unary(Op::Digamma, x, ComputeType::Floating)
-                : run_unary(Op::Trigamma, x, ComputeType::Floating);
-}
 EMBER_UNARY(abs, Op::Abs, ComputeType::Promoted)
 EMBER_UNARY(sign, Op::Sign, ComputeType::Promoted)
 EMBER_UNARY(relu, Op::Relu, ComputeType::Promoted)
@@ -217,6 +210,23 @@ EMBER_UNARY_INPLACE(neg_, Op::Neg, ComputeType::Promoted)
 EMBER_UNARY_INPLACE(abs_, Op::Abs, ComputeType::Promoted)
 EMBER_UNARY_INPLACE(sigmoid_, Op::Sigmoid, ComputeType::Floating)
 EMBER_UNARY_INPLACE(tanh_, Op::Tanh, ComputeType::Floating)
+EMBER_UNARY_INPLACE(log1p_, Op::Log1p, ComputeType::Floating)
+EMBER_UNARY_INPLACE(expm1_, Op::Expm1, ComputeType::Floating)
+EMBER_UNARY_INPLACE(rsqrt_, Op::Rsqrt, ComputeType::Floating)
+EMBER_UNARY_INPLACE(sin_, Op::Sin, ComputeType::Floating)
+EMBER_UNARY_INPLACE(cos_, Op::Cos, ComputeType::Floating)
+EMBER_UNARY_INPLACE(tan_, Op::Tan, ComputeType::Floating)
+EMBER_UNARY_INPLACE(reciprocal_, Op::Reciprocal, ComputeType::Floating)
+EMBER_UNARY_INPLACE(erf_, Op::Erf, ComputeType::Floating)
+EMBER_UNARY_INPLACE(erfc_, Op::Erfc, ComputeType::Floating)
+EMBER_UNARY_INPLACE(erfinv_, Op::Erfinv, ComputeType::Floating)
+EMBER_UNARY_INPLACE(lgamma_, Op::Lgamma, ComputeType::Floating)
+EMBER_UNARY_INPLACE(digamma_, Op::Digamma, ComputeType::Floating)
+EMBER_UNARY_INPLACE(sign_, Op::Sign, ComputeType::Promoted)
+EMBER_UNARY_INPLACE(floor_, Op::Floor, ComputeType::Promoted)
+EMBER_UNARY_INPLACE(ceil_, Op::Ceil, ComputeType::Promoted)
+EMBER_UNARY_INPLACE(round_, Op::Round, ComputeType::Promoted)
+EMBER_UNARY_INPLACE(trunc_, Op::Trunc, ComputeType::Promoted)
 #undef EMBER_UNARY_INPLACE
 
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) const {

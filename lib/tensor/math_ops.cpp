@@ -208,6 +208,41 @@ Tensor floor_divide(const Tensor& a, const Scalar& b) {
                                                                               : a.dtype()));
 }
 
+namespace {
+void check_rounding_mode(std::string_view mode) {
+  EMBER_CHECK_ARG(mode == "trunc" || mode == "floor",
+                  "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{}'", mode);
+}
+}  // namespace
+
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return div(a, b);
+  check_rounding_mode(*rounding_mode);
+  if (*rounding_mode == "floor") return floor_divide(a, b);
+  const ScalarType dt = promote_types(a.dtype(), b.dtype());
+  if (is_floating_point(dt)) return trunc(a.to(dt) / b.to(dt));
+  EMBER_CHECK_TYPED(!(b == 0).any().item<bool>(), InvalidArgument, "ZeroDivisionError");
+  return trunc(a.to(kDouble) / b.to(kDouble)).to(dt);
+}
+Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return div(a, b);
+  return div(
+      a,
+      scalar_like(b, a).to(b.is_floating_point() && !a.is_floating_point() ? get_default_dtype() : a.dtype()),
+      rounding_mode);
+}
+Tensor divide(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor divide(const Tensor& a, const Scalar& b) { return div(a, b); }
+Tensor divide(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
+  return div(a, b, rounding_mode);
+}
+Tensor divide(const Tensor& a, const Scalar& b, std::optional<std::string_view> rounding_mode) {
+  return div(a, b, rounding_mode);
+}
+Tensor multiply(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor multiply(const Tensor& a, const Scalar& b) { return mul(a, b); }
+Tensor negative(const Tensor& x) { return neg(x); }
+
 Tensor signbit(const Tensor& x) {
   if (x.dtype() == kBool) return zeros(x.sizes(), TensorOptions(kBool).device(x.device()));
   if (!x.is_floating_point()) return x < 0;

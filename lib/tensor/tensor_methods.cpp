@@ -116,7 +116,6 @@ EMBER_UNARY_METHOD(erfc)
 EMBER_UNARY_METHOD(erfinv)
 EMBER_UNARY_METHOD(lgamma)
 EMBER_UNARY_METHOD(digamma)
-Tensor Tensor::polygamma(int64_t n) const { return ember::polygamma(n, *this); }
 EMBER_UNARY_METHOD(isnan)
 EMBER_UNARY_METHOD(isinf)
 #undef EMBER_UNARY_METHOD
