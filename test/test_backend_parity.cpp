@@ -184,6 +184,10 @@ std::vector<OpEntry> make_table() {
   set(Op::Lgamma, unary([](const Tensor& x) { return lgamma(x); }, -4.5, 8));
   set(Op::Digamma, unary([](const Tensor& x) { return digamma(x); }, -4.5, 8));
   set(Op::Trigamma, unary([](const Tensor& x) { return polygamma(1, x); }, -4.5, 8));
+  set(Op::I0, unary([](const Tensor& x) { return i0(x); }, -12, 12));
+  set(Op::I0e, unary([](const Tensor& x) { return special::i0e(x); }, -12, 12));
+  set(Op::I1, unary([](const Tensor& x) { return special::i1(x); }, -12, 12));
+  set(Op::I1e, unary([](const Tensor& x) { return special::i1e(x); }, -12, 12));
   set(Op::BitwiseNot, unary([](const Tensor& x) { return bitwise_not(x); }));
   set(Op::IsNan, unary([](const Tensor& x) { return isnan(x); }));
   set(Op::IsInf, unary([](const Tensor& x) { return isinf(x); }));

@@ -351,6 +351,64 @@ TEST_CASE("special functions: zeta, polygamma of every order and mvlgamma, value
   check_close(leaf.grad(), polygamma(3, leaf.detach()), 1e-12, "polygamma_ gradient");
 }
 
+TEST_CASE("special functions: the modified Bessel functions i0, i0e, i1, i1e and the Kaiser window") {
+  // libtorch 1.13's float64 values at -9, -1.5, 0, 0.5, 8 (the pieces' boundary) and 12.
+  const Tensor x = tensor({-9.0, -1.5, 0.0, 0.5, 8.0, 12.0}, kDouble);
+  auto near = [](const Tensor& got, const std::vector<double>& want, const char* what) {
+    check_close(got, tensor(want, kDouble), 1e-15, what);
+  };
+  near(i0(x),
+       {1093.5883545113745, 1.6467231897728907, 1.0, 1.0634833707413236, 427.56411572180474,
+        18948.92534929631},
+       "i0");
+  near(special::i0e(x),
+       {0.134959524581723, 0.36743360905415834, 1.0, 0.6450352704491501, 0.1434317818568503,
+        0.11642622121344044},
+       "i0e");
+  near(special::i1(x),
+       {-1030.9147225169565, -0.9816664285779075, 0.0, 0.25789430539089636, 399.8731367825599,
+        18141.348781638833},
+       "i1");
+  near(special::i1e(x),
+       {-0.1272249839358912, -0.21903938742092566, 0.0, 0.15642080318487173, 0.13414249329269812,
+        0.111464299290181},
+       "i1e");
+  CHECK(x.i0().equal(special::i0(x)));
+  CHECK(i0(tensor({1, 2})).dtype() == kFloat);  // integers compute in the default dtype
+  CHECK(special::i0e(ones({2}, kBFloat16)).dtype() == kBFloat16);
+  Tensor y = x.clone();
+  CHECK(y.i0_().is_same(y));
+  CHECK(y.equal(i0(x)));
+  // Gradients: I0' = I1, and libtorch's 0.5 at 0 for I1 and its scaled form.
+  for (auto f :
+       {+[](const Tensor& v) { return i0(v); }, +[](const Tensor& v) { return special::i0e(v); },
+        +[](const Tensor& v) { return special::i1(v); }, +[](const Tensor& v) { return special::i1e(v); }}) {
+    CHECK(check([f](const variable_list& v) { return f(v[0]); }, {input({3, 4}, -10, 10)}));
+    CHECK(check_second([f](const variable_list& v) { return f(v[0]); }, {input({5}, 0.5, 3)}));
+  }
+  const Tensor at_zero = zeros({1}, kDouble).requires_grad_();
+  special::i1(at_zero).sum().backward();
+  CHECK(at_zero.grad().item<double>() == 0.5);
+  CHECK(i0(x.requires_grad_()).grad_fn()->name() == "I0Backward0");
+  CHECK(special::i1e(x).grad_fn()->name() == "SpecialI1EBackward0");
+  CHECK_THROWS_WITH(i0(ones({2}, kHalf)), "\"i0_vml_cpu\" not implemented for 'Half'");
+  CHECK_THROWS_WITH(special::i1(ones({2}, kBFloat16)), "\"i1_cpu\" not implemented for 'BFloat16'");
+
+  // kaiser_window: libtorch 1.13's float64 values, periodic by default.
+  near(kaiser_window(5, kDouble),
+       {5.2773441320097665e-05, 0.10171968770956323, 0.7929398341014605, 0.7929398341014605,
+        0.10171968770956323},
+       "kaiser periodic");
+  near(kaiser_window(4, false, 5.0, kDouble),
+       {0.036710892271286676, 0.7753221044454067, 0.7753221044454067, 0.036710892271286676},
+       "kaiser symmetric");
+  CHECK(kaiser_window(1).equal(ones({1})));
+  CHECK(kaiser_window(0).numel() == 0);
+  CHECK_THROWS_WITH(kaiser_window(3, kLong),
+                    Catch::Contains("kaiser_window expects floating point dtypes, got: Long"));
+  CHECK_THROWS_WITH(kaiser_window(-2), Catch::Contains("non-negative window_length"));
+}
+
 TEST_CASE("composed ops: remainders, signs, scans, quantiles, searching, counting and splits") {
   const double nan = std::nan("");
   CHECK(dvalues(fmod(tensor({-7, 7, -6}), tensor({3, -3, 3}))) == std::vector<double>{-1, 1, 0});

@@ -288,6 +288,14 @@ TEST_CASE("cuda: unary ops match the CPU") {
       "digamma", Op::Digamma, [](const Tensor& x) { return digamma(x); }, 0.1, 8);
   compare_unary(
       "polygamma 1", Op::Trigamma, [](const Tensor& x) { return polygamma(1, x); }, 0.1, 8);
+  compare_unary(
+      "i0", Op::I0, [](const Tensor& x) { return i0(x); }, -12, 12);
+  compare_unary(
+      "i0e", Op::I0e, [](const Tensor& x) { return special::i0e(x); }, -12, 12);
+  compare_unary(
+      "i1", Op::I1, [](const Tensor& x) { return special::i1(x); }, -12, 12);
+  compare_unary(
+      "i1e", Op::I1e, [](const Tensor& x) { return special::i1e(x); }, -12, 12);
   compare_unary("reciprocal", Op::Reciprocal, [](const Tensor& x) { return reciprocal(x); }, 0.5, 3);
   compare_unary("neg", Op::Neg, [](const Tensor& x) { return neg(x); });
   compare_unary("abs", Op::Abs, [](const Tensor& x) { return abs(x); });

@@ -572,6 +572,8 @@ TEST_CASE("elementwise: nan_to_num replaces NaN and the infinities as libtorch, 
   CHECK_THROWS_AS(nan_to_num_out(out, x.to(kFloat)), InvalidArgument);
   // The gradient: 1 where finite, 0 where replaced.
   const Tensor leaf = x.clone().requires_grad_();
-  nan_to_num(leaf).sum().backward();
-  CHECK(vals(leaf.grad()) == std::vector<double>{1, 0, 0, 0, 1});
+  const Tensor replaced = nan_to_num(leaf);
+  CHECK(replaced.grad_fn()->name() == "NanToNumBackward0");
+  (replaced * 3).sum().backward();
+  CHECK(vals(leaf.grad()) == std::vector<double>{3, 0, 0, 0, 3});
 }

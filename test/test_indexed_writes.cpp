@@ -146,3 +146,108 @@ TEST_CASE("indexed writes: in place with autograd, and bool amax") {
   CHECK(dvalues(flags.scatter_reduce(0, tensor({1, 1}), tensor({true, false}), "amin", false)) ==
         std::vector<double>{1, 0});
 }
+
+TEST_CASE("indexed writes: index_copy and index_reduce, values, gradients and errors") {
+  // index_copy (libtorch 1.13's values): rows 4 and 1 replaced; a repeated index keeps the last row.
+  const Tensor s = arange(6.0).reshape({2, 3});
+  CHECK(dvalues(zeros({5, 3}).index_copy(0, tensor({4, 1}), s)) ==
+        std::vector<double>{0, 0, 0, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 1, 2});
+  CHECK(dvalues(zeros({2, 3}).index_copy(1, tensor({2, 0}), ones({2, 2}))) ==
+        std::vector<double>{1, 0, 1, 1, 0, 1});
+  CHECK(dvalues(zeros({3}).index_copy(0, tensor({1, 1}), tensor({7.0f, 9.0f}))) ==
+        std::vector<double>{0, 9, 0});
+  CHECK(zeros({}).index_copy(0, tensor(0), tensor(5.0f)).item<float>() == 5.0f);
+  CHECK(dvalues(zeros({3}).index_copy(0, tensor({1}), tensor(5.0f))) == std::vector<double>{0, 5, 0});
+  CHECK(zeros({0, 3}).index_copy(0, empty({0}, kLong), ones({0, 3})).sizes() == std::vector<int64_t>{0, 3});
+  Tensor target = zeros({5, 3});
+  Tensor& same = target.index_copy_(0, tensor({0}), ones({1, 3}));
+  CHECK(same.is_same(target));
+  CHECK(target.sum().item<float>() == 3.0f);
+
+  // Gradients: self's copied rows get nothing, source gets those rows of g (libtorch's values).
+  const Tensor a = zeros({5, 3}, kDouble).requires_grad_(), b = ones({2, 3}, kDouble).requires_grad_();
+  const Tensor y = a.index_copy(0, tensor({4, 1}), b);
+  CHECK(y.grad_fn()->name() == "IndexCopyBackward0");
+  (y * arange(15.0, kDouble).reshape({5, 3})).sum().backward();
+  CHECK(dvalues(a.grad()) == std::vector<double>{0, 1, 2, 0, 0, 0, 6, 7, 8, 9, 10, 11, 0, 0, 0});
+  CHECK(dvalues(b.grad()) == std::vector<double>{12, 13, 14, 3, 4, 5});
+  CHECK(check(
+      [](const variable_list& v) {
+        return v[0].index_copy(1, tensor({3, 0}), v[1]);
+      },
+      {input({3, 4}), input({3, 2})}));
+
+  // index_reduce (libtorch 1.13's values), both rows into row 4.
+  const Tensor x = arange(1.0, 16.0).reshape({5, 3}), src = arange(6.0).reshape({2, 3}) + 2;
+  auto row4 = [&](const char* reduce, bool include_self) {
+    return dvalues(x.index_reduce(0, tensor({4, 4}), src, reduce, include_self).select(0, 4));
+  };
+  CHECK(row4("prod", true) == std::vector<double>{130, 252, 420});
+  CHECK(row4("prod", false) == std::vector<double>{10, 18, 28});
+  CHECK(row4("mean", false) == std::vector<double>{3.5, 4.5, 5.5});
+  CHECK(row4("amax", true) == std::vector<double>{13, 14, 15});
+  CHECK(row4("amax", false) == std::vector<double>{5, 6, 7});
+  CHECK(row4("amin", true) == std::vector<double>{2, 3, 4});
+  CHECK(std::abs(row4("mean", true)[0] - 20.0 / 3) < 1e-6);
+  CHECK(dvalues(x.to(kLong).index_reduce(0, tensor({4, 4}), src.to(kLong), "mean").select(0, 4)) ==
+        std::vector<double>{6, 7, 8});
+  CHECK(dvalues(x.index_reduce(0, tensor({4, 1}, kInt), src, "prod").select(0, 1)) ==
+        std::vector<double>{20, 30, 42});
+  const Tensor xd = x.to(kDouble).requires_grad_(), sd = src.to(kDouble).requires_grad_();
+  const Tensor p = xd.index_reduce(0, tensor({4, 4}), sd, "prod");
+  CHECK(p.grad_fn()->name() == "IndexReduceBackward0");
+  p.sum().backward();
+  CHECK(dvalues(xd.grad().select(0, 4)) == std::vector<double>{10, 18, 28});
+  CHECK(dvalues(sd.grad()) == std::vector<double>{65, 84, 105, 26, 42, 60});
+  const Tensor idx = tensor({2, 0, 2, 1});
+  for (const char* reduce : {"prod", "mean", "amax", "amin"}) {
+    for (bool include_self : {true, false}) {
+      INFO(reduce << (include_self ? "" : " without self"));
+      CHECK(
+          check([&](const variable_list& v) { return v[0].index_reduce(1, idx, v[1], reduce, include_self); },
+                {input({2, 3}), input({2, 4})}));
+    }
+  }
+
+  // Errors, in libtorch's words; self unchanged.
+  Tensor m = zeros({5, 3});
+  CHECK_THROWS_WITH(m.index_copy_(0, tensor({4, 1}, kInt), s),
+                    "index_copy_(): Expected a long tensor for index, but got Int");
+  CHECK_THROWS_WITH(m.index_copy_(0, tensor({5, 1}), s),
+                    "index_copy_(): index 5 is out of bounds for dimension 0 with size 5");
+  CHECK_THROWS_WITH(m.index_copy_(0, tensor({0, -1}), s),
+                    "index_copy_(): index -1 is out of bounds for dimension 0 with size 5");
+  CHECK_THROWS_WITH(m.index_copy_(0, tensor({4, 1, 2}), s),
+                    "index_copy_(): Number of indices (3) should be equal to source.size(dim) (2)");
+  CHECK_THROWS_WITH(m.index_copy_(0, tensor({{4, 1}}), s),
+                    "index_copy_(): Index should have dimension 1 or 0 (got 2)");
+  CHECK_THROWS_WITH(
+      m.index_copy_(0, tensor({4, 1}), s.to(kDouble)),
+      "index_copy_(): self and source expected to have the same dtype, but got (self) Float and "
+      "(source) Double");
+  CHECK_THROWS_WITH(m.index_copy_(0, tensor({4, 1}), ones({2, 4})),
+                    "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                    "shape: 3 at dimension 0 and source slice shape: 4 at dimension 0.");
+  CHECK_THROWS_WITH(
+      m.index_copy_(0, tensor({4, 1}), ones({2, 3, 1})),
+      "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+      "Source dimensionality (3), destination dimensionality (2)");
+  CHECK_THROWS_WITH(zeros({3}, kDouble).requires_grad_().index_copy_(0, tensor({1}), ones({1}, kDouble)),
+                    Catch::Contains("a leaf Variable that requires grad"));
+  CHECK_THROWS_WITH(m.index_reduce_(0, tensor({4, 1}), s, "sum"),
+                    "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got sum.");
+  CHECK_THROWS_WITH(m.index_reduce_(0, tensor({5, 1}), s, "prod"), "index out of range in self");
+  CHECK_THROWS_WITH(m.index_reduce_(0, tensor({-1, 1}), s, "prod"), "index out of range in self");
+  CHECK_THROWS_WITH(
+      m.index_reduce_(0, tensor({4, 1, 2}), s, "prod"),
+      "index_reduce_(): Number of indices (3) should be equal to source.size(dim): (2), for dim: 0");
+  CHECK_THROWS_WITH(
+      m.index_reduce_(0, tensor({{4, 1}}), s, "prod"),
+      "index_reduce_(): Index is supposed to be a vector, but got dim: 2 with type: Long and size: "
+      "[1, 2]");
+  CHECK_THROWS_WITH(m.index_reduce_(0, tensor({4, 1}), s.to(kDouble), "prod"),
+                    "index_reduce_(): self (Float) and source (Double) must have the same scalar type");
+  CHECK_THROWS_WITH(m.index_reduce_(0, tensor({4, 1}), ones({2, 4}), "amax"),
+                    Catch::Contains("must have the same size in every dim but 0"));
+  CHECK(m.abs().sum().item<float>() == 0.0f);
+}

@@ -13,6 +13,7 @@
 
 using namespace ember;
 using autograd::variable_list;
+using ember_test::check_close;
 using ember_test::dvalues;
 using namespace ember_test::grad;
 
@@ -447,4 +448,54 @@ TEST_CASE("linalg: LU factors, unpacking and LU solves") {
   // linalg.lu does not check: a singular matrix factors.
   auto [sp, sl, su] = linalg::lu(tensor({{1.0, 2.0}, {2.0, 4.0}}, kDouble));
   CHECK(su[1][1].item<double>() == 0);
+}
+
+TEST_CASE("linalg: lstsq solves least squares, minimum norm when rank deficient, with gradients") {
+  // Normal equations of [[1, 0], [0, 1], [1, 1]] x = [1, 2, 4]: x = [4/3, 7/3], residual 1/3.
+  const Tensor a = tensor({{1.0, 0.0}, {0.0, 1.0}, {1.0, 1.0}}, kDouble),
+               b = tensor({1.0, 2.0, 4.0}, kDouble);
+  auto [x, residuals, rank, sv] = linalg::lstsq(a, b, {}, "gelsd");
+  check_close(x, tensor({4.0 / 3, 7.0 / 3}, kDouble), 1e-14, "solution");
+  check_close(residuals, tensor({1.0 / 3}, kDouble), 1e-14, "residual");
+  CHECK(rank.item<int64_t>() == 2);
+  CHECK(rank.dtype() == kLong);
+  check_close(sv, tensor({std::sqrt(3.0), 1.0}, kDouble), 1e-14, "singular values");
+  // gelsy (the CPU default) returns the rank only; gels the residuals only.
+  auto [x1, r1, rank1, sv1] = linalg::lstsq(a, b);
+  CHECK(r1.numel() == 0);
+  CHECK(sv1.numel() == 0);
+  CHECK(rank1.item<int64_t>() == 2);
+  auto [x2, r2, rank2, sv2] = linalg::lstsq(a, b, {}, "gels");
+  CHECK(rank2.numel() == 0);
+  check_close(r2, tensor({1.0 / 3}, kDouble), 1e-14, "gels residual");
+  // Rank 1: the minimum-norm solution, no residuals even for gelsd.
+  auto [xm, rm, rankm, svm] = linalg::lstsq(tensor({{1.0, 1.0}, {1.0, 1.0}, {2.0, 2.0}}, kDouble),
+                                            tensor({{2.0}, {2.0}, {4.0}}, kDouble), {}, "gelsd");
+  check_close(xm, tensor({{1.0}, {1.0}}, kDouble), 1e-14, "minimum norm");
+  CHECK(rankm.item<int64_t>() == 1);
+  CHECK(rm.numel() == 0);
+  // Batches broadcast; a wide system gives the minimum-norm solution.
+  auto [xb, rb, rankb, svb] = linalg::lstsq(randn({4, 3, 5}, kDouble), randn({1, 3, 2}, kDouble));
+  CHECK(xb.sizes() == std::vector<int64_t>{4, 5, 2});
+  CHECK(rankb.sizes() == std::vector<int64_t>{4});
+  CHECK(std::get<0>(linalg::lstsq(a.requires_grad_(), b)).grad_fn()->name() == "LinalgLstsqBackward0");
+  for (auto shapes :
+       {std::vector<std::vector<int64_t>>{{5, 3}, {5, 2}}, {{3, 5}, {3, 2}}, {{2, 4, 3}, {2, 4}}}) {
+    CHECK(check([](const variable_list& v) { return std::get<0>(linalg::lstsq(v[0], v[1])); },
+                {input(shapes[0]), input(shapes[1])}));
+  }
+  // Errors name what was received.
+  CHECK_THROWS_WITH(linalg::lstsq(a, b.slice(0, 0, 2)),
+                    "torch.linalg.lstsq: input.size(-2) should match other.size(-1)");
+  CHECK_THROWS_WITH(linalg::lstsq(a, ones({2, 1}, kDouble)),
+                    "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+  CHECK_THROWS_WITH(linalg::lstsq(a, b, {}, "foo"),
+                    "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+  CHECK_THROWS_WITH(
+      linalg::lstsq(a, b.to(kFloat)),
+      "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
+      "Double and other's dtype Float");
+  CHECK_THROWS_WITH(linalg::lstsq(b, b), "torch.linalg.lstsq: input must have at least 2 dimensions.");
+  CHECK_THROWS_WITH(linalg::lstsq(ones({3, 2}, kInt), ones({3}, kInt)),
+                    "This function doesn't handle types other than float and double");
 }

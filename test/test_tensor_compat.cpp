@@ -638,3 +638,78 @@ TEST_CASE("tensor compat: libtorch's in-place binary methods, div's rounding mod
   y.sum().backward();
   CHECK(allclose(leaf.grad(), tensor({1.5, -1.0}, kDouble), 1e-14, 1e-14));
 }
+
+TEST_CASE("tensor compat: in-place views change sizes and strides, with libtorch's autograd") {
+  Tensor m = arange(6.0).reshape({2, 3});
+  const void* data = m.data_ptr();
+  CHECK(m.t_().is_same(m));
+  CHECK(m.sizes() == std::vector<int64_t>{3, 2});
+  CHECK(m.strides() == std::vector<int64_t>{1, 3});
+  CHECK(m.data_ptr() == data);
+  CHECK(m.contiguous().equal(tensor({{0.0f, 3.0f}, {1.0f, 4.0f}, {2.0f, 5.0f}})));
+  m.transpose_(0, 1).unsqueeze_(1);
+  CHECK(m.sizes() == std::vector<int64_t>{2, 1, 3});
+  CHECK(m.strides() == std::vector<int64_t>{3, 3, 1});
+  m.squeeze_(1);
+  CHECK(m.sizes() == std::vector<int64_t>{2, 3});
+  m.unsqueeze_(0).unsqueeze_(-1).squeeze_();
+  CHECK(m.sizes() == std::vector<int64_t>{2, 3});
+  m.swapdims_(0, 1).swapaxes_(1, 0);
+  CHECK(m.equal(arange(6.0).reshape({2, 3})));
+  m.as_strided_({2, 2}, {1, 2}, 1);
+  CHECK(m.equal(tensor({{1.0f, 3.0f}, {2.0f, 4.0f}})));
+  Tensor v = ones({3});
+  CHECK(v.t_().sizes() == std::vector<int64_t>{3});
+
+  // A view stays a view of the same memory; the version counter moves, as libtorch's.
+  Tensor base = zeros({2, 3});
+  Tensor row = base.slice(0, 0, 2);
+  const uint32_t version = base._version();
+  row.t_();
+  CHECK(base._version() == version + 1);
+  row.select(0, 2).fill_(1);
+  CHECK(base.select(1, 2).equal(ones({2})));
+
+  // Autograd: the non-leaf's history becomes TBackward1, ...; gradients map back.
+  const Tensor x = arange(6.0, kDouble).reshape({2, 3}).requires_grad_();
+  Tensor y = x * 2;
+  y.t_();
+  CHECK(y.grad_fn()->name() == "TBackward1");
+  (y * tensor({{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}}, kDouble)).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{2, 6, 10, 4, 8, 12});
+  auto node = [&](auto&& op) {
+    Tensor z = x * 1;
+    op(z);
+    return z.grad_fn()->name();
+  };
+  CHECK(node([](Tensor& z) { z.transpose_(0, 1); }) == "TransposeBackward1");
+  CHECK(node([](Tensor& z) { z.swapdims_(0, 1); }) == "TransposeBackward1");
+  CHECK(node([](Tensor& z) { z.unsqueeze_(1); }) == "UnsqueezeBackward1");
+  CHECK(node([](Tensor& z) { z.unsqueeze_(0).squeeze_(); }) == "SqueezeBackward2");
+  CHECK(node([](Tensor& z) { z.unsqueeze_(0).squeeze_(0); }) == "SqueezeBackward3");
+  CHECK(node([](Tensor& z) { z.as_strided_({3}, {1}); }) == "AsStridedBackward1");
+  CHECK(ember_test::grad::check(
+      [](const autograd::variable_list& v) {
+        Tensor z = v[0] * 1;
+        z.t_().unsqueeze_(0).transpose_(0, 2);
+        return z * z;
+      },
+      {ember_test::grad::input({2, 3})}));
+  // A tensor saved for backward and then restrided in place is caught at backward.
+  Tensor w = x * 2;
+  Tensor sq = w * w;
+  w.t_();
+  CHECK_THROWS_WITH(sq.sum().backward(), Catch::Contains("modified by an inplace operation"));
+
+  // Errors: libtorch's texts; the tensor is unchanged.
+  Tensor c = zeros({2, 1, 3});
+  CHECK_THROWS_WITH(c.t_(), "t_() expects a tensor with <= 2 dimensions, but self is 3D");
+  CHECK_THROWS_WITH(c.squeeze_(3), Catch::Contains("expected to be in range of [-3, 2], but got 3"));
+  CHECK_THROWS_WITH(c.transpose_(0, 5), Catch::Contains("but got 5"));
+  CHECK_THROWS_WITH(c.as_strided_({4, 4}, {4, 1}), Catch::Contains("out of bounds for storage of size"));
+  CHECK(c.sizes() == std::vector<int64_t>{2, 1, 3});
+  CHECK_THROWS_WITH(x.t_(), "a leaf Variable that requires grad is being used in an in-place operation.");
+  CHECK_THROWS_WITH(x.select(0, 0).unsqueeze_(0),
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  CHECK(x.sizes() == std::vector<int64_t>{2, 3});
+}

@@ -640,3 +640,84 @@ TEST_CASE("linalg crosscheck: lu_factor, lu, lu_unpack and lu_solve") {
       });
   same_error([&] { ember::linalg::lu(ember::ones({3})); }, [&] { torch::linalg::lu(torch::ones({3})); });
 }
+
+TEST_CASE("linalg crosscheck: lstsq, every driver, tall, wide, batched, vector and rank deficient") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  ember::manual_seed(seed);
+  // Solutions and their gradients (libtorch differentiates pinv(A) B).
+  std::vector<Case> cases = {
+      {"lstsq tall",
+       {{5, 3}, {5, 2}},
+       [](const EInputs& x) { return std::get<0>(ember::linalg::lstsq(x[0], x[1])); },
+       [](const TInputs& x) { return std::get<0>(torch::linalg::lstsq(x[0], x[1], {}, {})); }},
+      {"lstsq wide, batched against one B",
+       {{2, 3, 5}, {3, 2}},
+       [](const EInputs& x) {
+         return std::get<0>(ember::linalg::lstsq(x[0], x[1].expand({2, 3, 2})));
+       },
+       [](const TInputs& x) {
+         return std::get<0>(torch::linalg::lstsq(x[0], x[1].expand({2, 3, 2}), {}, {}));
+       }},
+      // (libtorch 1.13's lstsq backward fails for a vector B: its values are compared below.)
+      {"lstsq gelsd residuals",
+       {{6, 4}, {6, 2}},
+       [](const EInputs& x) {
+         auto [s, r, rank, sv] = ember::linalg::lstsq(x[0], x[1], {}, "gelsd");
+         return ember::cat({s.flatten(), r});
+       },
+       [](const TInputs& x) {
+         auto [s, r, rank, sv] = torch::linalg::lstsq(x[0], x[1], {}, "gelsd");
+         return torch::cat({s.flatten(), r});
+       }},
+  };
+  for (Case& c : cases) c.f32_tol = std::max(c.f32_tol, 2e-4);
+  crosscheck::run_cases(cases);
+  // What each driver fills, for tall, wide and rank-deficient systems (float64).
+  const ember::Tensor tall = ember::randn({5, 3}, ember::kDouble),
+                      wide = ember::randn({3, 5}, ember::kDouble);
+  const ember::Tensor deficient =
+      ember::matmul(ember::randn({5, 2}, ember::kDouble), ember::randn({2, 3}, ember::kDouble));
+  const ember::Tensor b5 = ember::randn({5, 2}, ember::kDouble), b3 = ember::randn({3, 2}, ember::kDouble);
+  for (const char* driver : {"gels", "gelsy", "gelsd", "gelss"}) {
+    for (const auto& [name, a, b] : std::vector<std::tuple<std::string, ember::Tensor, ember::Tensor>>{
+             {"tall", tall, b5}, {"wide", wide, b3}, {"rank 2", deficient, b5}}) {
+      if (name == "rank 2" && std::string(driver) == "gels") continue;  // gels assumes full rank
+      INFO(driver << " " << name);
+      auto [s, r, rank, sv] = ember::linalg::lstsq(a, b, {}, driver);
+      auto [ts, tr, trank, tsv] = torch::linalg::lstsq(as_torch(a), as_torch(b), {}, driver);
+      check_close(s, ts, 1e-10, "solution");
+      check_close(r, tr, 1e-10, "residuals");
+      check_close(rank, trank, 0, "rank");
+      check_close(sv, tsv, 1e-12, "singular values");
+    }
+  }
+  const ember::Tensor b6 = ember::randn({5}, ember::kDouble);
+  check_close(std::get<0>(ember::linalg::lstsq(tall, b6)),
+              std::get<0>(torch::linalg::lstsq(as_torch(tall), as_torch(b6), {}, {})), 1e-10, "vector B");
+  check_close(std::get<1>(ember::linalg::lstsq(tall, b6, {}, "gelsd")),
+              std::get<1>(torch::linalg::lstsq(as_torch(tall), as_torch(b6), {}, "gelsd")), 1e-10,
+              "vector B residual");
+  auto [s, r, rank, sv] = ember::linalg::lstsq(tall, b5, 0.5, "gelsd");
+  auto [ts, tr, trank, tsv] = torch::linalg::lstsq(as_torch(tall), as_torch(b5), 0.5, "gelsd");
+  check_close(rank, trank, 0, "rank with rcond 0.5");
+  check_close(s, ts, 1e-10, "solution with rcond 0.5");
+  check_close(std::get<0>(ember::linalg::lstsq(ember::zeros({0, 3}, ember::kDouble),
+                                               ember::zeros({0, 2}, ember::kDouble))),
+              std::get<0>(torch::linalg::lstsq(torch::zeros({0, 3}, torch::kDouble),
+                                               torch::zeros({0, 2}, torch::kDouble), {}, {})),
+              0, "no equations");
+  same_error([&] { ember::linalg::lstsq(tall, b5.slice(0, 0, 4)); },
+             [&] { torch::linalg::lstsq(as_torch(tall), as_torch(b5).slice(0, 0, 4), {}, {}); });
+  same_error([&] { ember::linalg::lstsq(tall, b5.select(1, 0).slice(0, 0, 4)); },
+             [&] { torch::linalg::lstsq(as_torch(tall), as_torch(b5).select(1, 0).slice(0, 0, 4), {}, {}); });
+  same_error([&] { ember::linalg::lstsq(tall, b5, {}, "foo"); },
+             [&] { torch::linalg::lstsq(as_torch(tall), as_torch(b5), {}, "foo"); });
+  same_error([&] { ember::linalg::lstsq(tall.to(ember::kFloat), b5); },
+             [&] { torch::linalg::lstsq(as_torch(tall).to(torch::kFloat), as_torch(b5), {}, {}); });
+  same_error([&] { ember::linalg::lstsq(tall.select(1, 0), b5); },
+             [&] { torch::linalg::lstsq(as_torch(tall).select(1, 0), as_torch(b5), {}, {}); });
+  same_error(
+      [&] { ember::linalg::lstsq(tall.to(ember::kInt), b5.to(ember::kInt)); },
+      [&] { torch::linalg::lstsq(as_torch(tall).to(torch::kInt), as_torch(b5).to(torch::kInt), {}, {}); });
+}

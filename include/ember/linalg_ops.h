@@ -80,6 +80,12 @@ EMBER_API Tensor linalg_pinv(const Tensor& a, double rcond, bool hermitian = fal
 EMBER_API Tensor linalg_pinv(const Tensor& a, std::optional<double> atol = {},
                              std::optional<double> rtol = {}, bool hermitian = false);
 EMBER_API Tensor pinverse(const Tensor& a, double rcond = 1e-15);
+/// Least squares (minimum norm when rank deficient): solution, residuals, rank, singular
+/// values, each filled as libtorch's driver ("gels", "gelsy" (CPU default), "gelsd", "gelss")
+/// fills it; rank counts singular values above rcond (default eps * max(m, n)) times the largest.
+EMBER_API std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(
+    const Tensor& a, const Tensor& b, std::optional<double> rcond = {},
+    std::optional<std::string_view> driver = {});
 /// Householder QR: mode "reduced" (Q [m, k], R [k, n]), "complete" (Q [m, m]) or "r" (R only).
 EMBER_API std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, std::string_view mode = "reduced");
 EMBER_API std::tuple<Tensor, Tensor> qr(const Tensor& a, bool some = true);
@@ -173,6 +179,9 @@ EMBER_API Tensor pinv(const Tensor& a, double rcond, bool hermitian = false);
 EMBER_API Tensor pinv(const Tensor& a, std::optional<double> atol = {}, std::optional<double> rtol = {},
                       bool hermitian = false);
 EMBER_API std::tuple<Tensor, Tensor> qr(const Tensor& a, std::string_view mode = "reduced");
+EMBER_API std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b,
+                                                           std::optional<double> rcond = {},
+                                                           std::optional<std::string_view> driver = {});
 EMBER_API Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left = true,
                                   bool unitriangular = false);
 EMBER_API std::tuple<Tensor, Tensor> lu_factor(const Tensor& a, bool pivot = true);

@@ -234,6 +234,12 @@ EMBER_API Tensor isreal(const Tensor& x);
 /// log of the multivariate gamma function of dimension p: p(p-1)/4 log(pi) plus the sum of
 /// lgamma(x - j/2) for j < p; every element must exceed (p - 1) / 2.
 EMBER_API Tensor mvlgamma(const Tensor& x, int64_t p);
+/// The modified Bessel function of the first kind of order 0 (float, double, bfloat16).
+EMBER_API Tensor i0(const Tensor& x);
+/// A Kaiser window: I0(beta sqrt(1 - ((k - a) / a)^2)) / I0(beta), a = (length - 1) / 2.
+EMBER_API Tensor kaiser_window(int64_t window_length, bool periodic = true, double beta = 12.0,
+                               const TensorOptions& options = {});
+EMBER_API Tensor kaiser_window(int64_t window_length, const TensorOptions& options);
 
 /// torch::special's spellings of the special functions.
 namespace special {
@@ -253,6 +259,11 @@ EMBER_API Tensor digamma(const Tensor& x);
 EMBER_API Tensor psi(const Tensor& x);
 EMBER_API Tensor polygamma(int64_t n, const Tensor& x);
 EMBER_API Tensor gammaln(const Tensor& x);
+/// Modified Bessel functions of the first kind: I0, exp(-|x|) I0(x), I1, exp(-|x|) I1(x).
+EMBER_API Tensor i0(const Tensor& x);
+EMBER_API Tensor i0e(const Tensor& x);
+EMBER_API Tensor i1(const Tensor& x);
+EMBER_API Tensor i1e(const Tensor& x);
 /// The Hurwitz zeta function sum_k (k + q)^-x (x > 1); the gradient flows to q only.
 EMBER_API Tensor zeta(const Tensor& x, const Tensor& q);
 EMBER_API Tensor zeta(const Scalar& x, const Tensor& q);

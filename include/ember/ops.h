@@ -323,6 +323,7 @@ EMBER_API Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarT
 EMBER_API Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 EMBER_API Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                            const Scalar& alpha = 1);
+EMBER_API Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 EMBER_API Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
                              bool accumulate = false);
 EMBER_API Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,

@@ -46,6 +46,7 @@ class StreamEvents;
   _(Copy) _(Neg) _(Abs) _(Sign) _(Exp) _(Log) _(Log1p) _(Expm1) _(Sqrt) _(Rsqrt) _(Square) _(Sin) _(Cos) _(Tan)  \
   _(Tanh) _(Sigmoid) _(Relu) _(Gelu) _(Floor) _(Ceil) _(Round) _(Trunc) _(Reciprocal) _(IsNan) _(IsInf)          \
   _(LogicalNot) _(Clamp) _(Erf) _(Erfc) _(Erfinv) _(Lgamma) _(Digamma) _(Trigamma) _(BitwiseNot)                 \
+  _(I0) _(I0e) _(I1) _(I1e)                                                                                      \
   /* elementwise: binary */                                                                                      \
   _(Add) _(Sub) _(Mul) _(Div) _(Remainder) _(Pow) _(Maximum) _(Minimum) _(Atan2) _(Eq) _(Ne) _(Lt) _(Le) _(Gt)   \
   _(Ge) _(LogicalAnd) _(LogicalOr) _(LogicalXor) _(IsClose) _(BitwiseAnd) _(BitwiseOr) _(BitwiseXor)             \

@@ -128,5 +128,9 @@ EMBER_API Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t
 /// "amin", counting self's value unless include_self is false.
 EMBER_API Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                                 std::string_view reduce, bool include_self = true);
+/// scatter_reduce of whole slices: source's slice i reduced into self's slice index[i] along
+/// dim ("prod", "mean", "amax" or "amin"; libtorch's beta API, warned once).
+EMBER_API Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                              std::string_view reduce, bool include_self = true);
 
 }  // namespace ember

@@ -140,6 +140,17 @@ class EMBER_API Tensor {
   Tensor unsqueeze(int64_t dim) const;
   Tensor expand(IntArrayRef sizes) const;
   Tensor expand_as(const Tensor& other) const;
+  /// In-place views, as libtorch's: self takes the view's sizes and strides (elements untouched,
+  /// version bumped); autograd records TBackward1, TransposeBackward1, ...
+  const Tensor& t_() const;
+  const Tensor& transpose_(int64_t dim0, int64_t dim1) const;
+  const Tensor& swapdims_(int64_t dim0, int64_t dim1) const;
+  const Tensor& swapaxes_(int64_t axis0, int64_t axis1) const;
+  const Tensor& squeeze_() const;
+  const Tensor& squeeze_(int64_t dim) const;
+  const Tensor& unsqueeze_(int64_t dim) const;
+  const Tensor& as_strided_(IntArrayRef sizes, IntArrayRef strides,
+                            std::optional<int64_t> storage_offset = {}) const;
   Tensor view_as(const Tensor& other) const;
   Tensor reshape_as(const Tensor& other) const;
   /// A view of the whole tensor (same sizes, strides and offset); AliasBackward0 in autograd.
@@ -169,6 +180,15 @@ class EMBER_API Tensor {
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  /// self's slices at `index` along dim replaced by source's (libtorch's checks; a repeated
+  /// index keeps one of its rows). IndexCopyBackward0 in autograd.
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  /// source's slices reduced into self's at `index` ("prod", "mean", "amax", "amin").
+  Tensor& index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                        bool include_self = true) const;
+  Tensor index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                      bool include_self = true) const;
   Tensor nonzero() const;
   Tensor masked_select(const Tensor& mask) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
@@ -277,6 +297,7 @@ class EMBER_API Tensor {
   Tensor erf() const;
   Tensor erfc() const;
   Tensor erfinv() const;
+  Tensor i0() const;
   Tensor lgamma() const;
   Tensor digamma() const;
   Tensor polygamma(int64_t n) const;
@@ -392,6 +413,7 @@ class EMBER_API Tensor {
   Tensor& erf_() const;
   Tensor& erfc_() const;
   Tensor& erfinv_() const;
+  Tensor& i0_() const;
   Tensor& lgamma_() const;
   Tensor& digamma_() const;
   Tensor& sign_() const;

@@ -7,6 +7,7 @@
 #include "core/dtype_dispatch.h"
 #include "cpu/cpu_loops.h"
 #include "cpu/register_cpu.h"
+#include "special_bessel.h"
 #include "special_math.h"
 
 namespace ember::detail::EMBER_CPU_NS {
@@ -50,6 +51,10 @@ EMBER_FLOAT_UNARY(erfinv_kernel, special_erfinv(x))
 EMBER_FLOAT_UNARY(lgamma_kernel, std::lgamma(x))
 EMBER_FLOAT_UNARY(digamma_kernel, special_digamma(x))
 EMBER_FLOAT_UNARY(trigamma_kernel, special_trigamma(x))
+EMBER_FLOAT_UNARY(i0_kernel, special_i0(x))
+EMBER_FLOAT_UNARY(i0e_kernel, special_i0e(x))
+EMBER_FLOAT_UNARY(i1_kernel, special_i1(x))
+EMBER_FLOAT_UNARY(i1e_kernel, special_i1e(x))
 #undef EMBER_FLOAT_UNARY
 
 // Float32, float16 and bfloat16 exp, sigmoid, tanh, sqrt and relu (and float64 exp,
@@ -248,6 +253,12 @@ void register_cpu_unary_kernels() {
   register_kernel(Op::Lgamma, kCPU, lgamma_kernel, fl);
   register_kernel(Op::Digamma, kCPU, digamma_kernel, fl);
   register_kernel(Op::Trigamma, kCPU, trigamma_kernel, fl);
+  // libtorch's dtypes: I0 and its scaled form take bfloat16 too, I1 float and double only.
+  const DtypeSet bessel_i0_types{kFloat, kDouble, kBFloat16}, bessel_i1_types{kFloat, kDouble};
+  register_kernel(Op::I0, kCPU, i0_kernel, bessel_i0_types);
+  register_kernel(Op::I0e, kCPU, i0e_kernel, bessel_i0_types);
+  register_kernel(Op::I1, kCPU, i1_kernel, bessel_i1_types);
+  register_kernel(Op::I1e, kCPU, i1e_kernel, bessel_i1_types);
   register_kernel(Op::Neg, kCPU, neg_kernel, numeric);
   register_kernel(Op::Abs, kCPU, abs_kernel, numeric);
   register_kernel(Op::Sign, kCPU, sign_kernel, all);

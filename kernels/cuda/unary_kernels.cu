@@ -5,6 +5,7 @@
 #include "cuda/cuda_kernels.h"
 #include "cuda/elementwise_launch.cuh"
 #include "ember/registry.h"
+#include "special_bessel.h"
 #include "special_math.h"
 
 namespace ember::detail {
@@ -39,6 +40,10 @@ EMBER_FLOAT_FUNCTOR(ErfinvOp, m_erfinv(x))
 EMBER_FLOAT_FUNCTOR(LgammaOp, m_lgamma(x))
 EMBER_FLOAT_FUNCTOR(DigammaOp, special_digamma(x))
 EMBER_FLOAT_FUNCTOR(TrigammaOp, special_trigamma(x))
+EMBER_FLOAT_FUNCTOR(I0Op, special_i0(x))
+EMBER_FLOAT_FUNCTOR(I0eOp, special_i0e(x))
+EMBER_FLOAT_FUNCTOR(I1Op, special_i1(x))
+EMBER_FLOAT_FUNCTOR(I1eOp, special_i1e(x))
 #undef EMBER_FLOAT_FUNCTOR
 
 struct NegOp {
@@ -193,6 +198,12 @@ void register_cuda_unary_kernels() {
   register_kernel(Op::Lgamma, kCUDA, floating_unary<LgammaOp>, fl);
   register_kernel(Op::Digamma, kCUDA, floating_unary<DigammaOp>, fl);
   register_kernel(Op::Trigamma, kCUDA, floating_unary<TrigammaOp>, fl);
+  // libtorch's dtypes: I0 and its scaled form take bfloat16 too, I1 float and double only.
+  const DtypeSet bessel_i0_types{kFloat, kDouble, kBFloat16}, bessel_i1_types{kFloat, kDouble};
+  register_kernel(Op::I0, kCUDA, floating_unary<I0Op>, bessel_i0_types);
+  register_kernel(Op::I0e, kCUDA, floating_unary<I0eOp>, bessel_i0_types);
+  register_kernel(Op::I1, kCUDA, floating_unary<I1Op>, bessel_i1_types);
+  register_kernel(Op::I1e, kCUDA, floating_unary<I1eOp>, bessel_i1_types);
   register_kernel(Op::Neg, kCUDA, same_type_unary<kNumericMask, NegOp>, numeric);
   register_kernel(Op::Abs, kCUDA, same_type_unary<kNumericMask, AbsOp>, numeric);
   register_kernel(Op::Sign, kCUDA, same_type_unary<kAllMask, SignOp>, all);

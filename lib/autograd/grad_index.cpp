@@ -68,4 +68,26 @@ void index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& so
   rebase_view(self, node);
 }
 
+void index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_inplace(self);
+  {
+    NoGradGuard no_grad;
+    self.index_copy_(dim, index, source);
+  }
+  if ((!requires_grad(self) && !requires_grad(source)) || !is_floating_point(self.dtype())) return;
+  const int64_t d = ember::detail::wrap_dim(dim, self.dim(), "index_copy_()");
+  // The overwritten rows pass nothing back to self; source's gradient is those rows of g.
+  Tensor before = self;
+  auto node = record("IndexCopyBackward0", {&before, &source}, {&self}, [d](N& n, G& g) -> G {
+    Tensor gself, gsrc;
+    const Tensor index = n.saved(0);
+    if (n.needs(0)) gself = g[0].dim() == 0 ? zeros_like(g[0]) : g[0].index_fill(d, index, 0);
+    if (n.needs(1))
+      gsrc = (g[0].dim() == 0 ? g[0] : ember::index_select(g[0], d, index)).reshape(n.in_sizes(1));
+    return {gself, gsrc};
+  });
+  node->saved_[0] = SavedVariable(index, false);
+  rebase_view(self, node);
+}
+
 }  // namespace ember::autograd::detail

@@ -9,5 +9,6 @@ namespace ember::autograd::detail {
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 void index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha);
+void index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 
 }  // namespace ember::autograd::detail

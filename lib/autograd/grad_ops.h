@@ -43,6 +43,7 @@ Tensor squeeze(const Tensor& x, std::optional<int64_t> dim);
 Tensor unsqueeze(const Tensor& x, int64_t dim);
 Tensor expand(const Tensor& x, IntArrayRef sizes);
 Tensor alias(const Tensor& x);
+Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 /// x.repeat(repeats), already computed as `result`, recorded as RepeatBackward0.
 Tensor repeat(const Tensor& x, IntArrayRef repeats, const Tensor& result);
 Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);

@@ -6,6 +6,7 @@
 #include "autograd/hooks.h"
 #include "autograd/node.h"
 #include "core/check.h"
+#include "ember/math_ops.h"
 #include "ember/ops.h"
 
 namespace ember::autograd::detail {
@@ -30,6 +31,10 @@ Uses uses(Op op) {
     case Op::Lgamma:
     case Op::Digamma:
     case Op::Trigamma:
+    case Op::I0:
+    case Op::I0e:
+    case Op::I1:
+    case Op::I1e:
       return Uses::Input;
     default:
       return Uses::None;
@@ -113,6 +118,28 @@ std::shared_ptr<FormulaNode> make(Op op, const Tensor& x, Tensor& y, const OpPar
     case Op::Trigamma:
       return record("PolygammaBackward0", {in}, {&y},
                     [](N& n, G& g) -> G { return {g[0] * polygamma(2, n.saved(0))}; });
+    case Op::I0:
+      return record("I0Backward0", {in}, {&y},
+                    [](N& n, G& g) -> G { return {g[0] * special::i1(n.saved(0))}; });
+    case Op::I0e:
+      return record("SpecialI0EBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        const Tensor v = n.saved(0);
+        return {g[0] * (special::i1e(v) - sgn(v) * special::i0e(v))};
+      });
+    case Op::I1:
+    case Op::I1e:
+      return record(
+          op == Op::I1 ? "SpecialI1Backward0" : "SpecialI1EBackward0", {in}, {&y}, [op](N& n, G& g) -> G {
+            // libtorch's form: 0.5 within machine epsilon of 0, where the quotient would be 0/0.
+            const Tensor v = n.saved(0);
+            const double eps = v.dtype() == kDouble ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+            const Tensor not_tiny = abs(v) > eps;
+            const Tensor safe = where(not_tiny, v, eps);
+            const Tensor slope =
+                op == Op::I1 ? special::i0(safe) - special::i1(safe) / safe
+                             : special::i0e(safe) - special::i1e(safe) * (sgn(safe) + reciprocal(safe));
+            return {g[0] * where(not_tiny, slope, 0.5)};
+          });
     case Op::Reciprocal: return record("ReciprocalBackward0", {in}, {&y}, [](N& n, G& g) -> G {
         Tensor r = n.saved(0);
         return {g[0] * -(r * r)};

@@ -121,6 +121,36 @@ Tensor expand(const Tensor& x, IntArrayRef sizes) {
   return y;
 }
 
+// as_strided of a dense input whose view stays within its elements: the gradient is
+// scattered back, summed where the view overlaps itself (libtorch's as_strided_backward).
+Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  Tensor y = forward([&] { return x.as_strided(sizes, strides, offset); });
+  if (!requires_grad(x)) return y;
+  const int64_t rel = offset - x.storage_offset();
+  int64_t last = rel;
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    empty = empty || sizes[d] == 0;
+    last += (sizes[d] - 1) * strides[d];
+  }
+  EMBER_CHECK_TYPED(
+      x.is_contiguous() && (empty || (rel >= 0 && last < x.numel())), NotImplemented,
+      "as_strided: ember's autograd differentiates a view of a contiguous tensor that stays within "
+      "its elements; clone() the input first (got sizes {}, strides {}, offset {} of a tensor of {} "
+      "elements{})",
+      ember::detail::shape_str(sizes), ember::detail::shape_str(strides), rel, x.numel(),
+      x.is_contiguous() ? "" : ", not contiguous");
+  SizesVector view_sizes(sizes), view_strides(strides);
+  record("AsStridedBackward0", {&x}, {&y}, [view_sizes, view_strides, rel](N& n, G& g) -> G {
+    const Tensor pos =
+        region_positions(n.in_sizes(0), view_sizes.ref(), view_strides.ref(), rel, g[0].device());
+    const Tensor base_grad = zeros(n.in_sizes(0), g[0].options()).reshape({-1});
+    return {ember::scatter_add(base_grad, 0, pos, g[0].reshape({-1})).view(n.in_sizes(0))};
+  });
+  mark_view(x, y);
+  return y;
+}
+
 Tensor alias(const Tensor& x) {
   Tensor y = forward([&] { return x.alias(); });
   if (!requires_grad(x)) return y;

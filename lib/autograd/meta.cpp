@@ -54,8 +54,6 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   return acc;
 }
 
-namespace {
-
 // Note [Differentiable view regions]
 // Under create_graph, the backward of a view region (AsStridedBackward0, CopySlices) must
 // itself record. The region's flat positions in the dense base (an int64 constant) turn
@@ -68,6 +66,8 @@ Tensor region_positions(IntArrayRef base_sizes, IntArrayRef sizes, IntArrayRef s
   Tensor all = arange(numel, TensorOptions(kLong).device(device));
   return ember::detail::make_view(all, sizes, strides, offset).reshape({-1});
 }
+
+namespace {
 
 // A view whose storage was written since its grad_fn was recorded (through the base or
 // another view) takes its history afresh from the base's: AsStridedBackward0 of it.

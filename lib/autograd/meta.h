@@ -56,6 +56,10 @@ void check_savable(const Tensor& t);
 /// After an in-place op `fn` on a view: the base's history becomes CopySlices (libtorch's
 /// node), which routes the viewed region's gradient through fn. Nothing for a non-view.
 void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn);
+/// The flat positions, in a dense tensor of base_sizes, of the elements of its view with
+/// sizes, strides and offset (Note [Differentiable view regions]).
+Tensor region_positions(IntArrayRef base_sizes, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                        Device device);
 /// out= variants: libtorch refuses them when an argument requires grad.
 [[noreturn]] void throw_out_requires_grad(const char* op);
 

@@ -158,6 +158,8 @@ void put_block(const Tensor& t, int64_t b, int64_t e, const Tensor& lin, const T
   a.index = idx.data_ptr<int64_t>();
   if (auto bad = run_select(kernel, a, dev)) throw_out_of_range(err, *bad, a.size);
   if (via_temp) const_cast<Tensor&>(t).copy_(tgt);
+  else
+    bump_version(t);  // tensors saved for backward before this write see it
 }
 
 Tensor flat_nonzero(const Tensor& mask) {
@@ -254,6 +256,84 @@ Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
   return self.index_add(dim, index, source, alpha);
+}
+
+// ---- index_copy: libtorch 1.13's checks in its order; the rows are written by the put
+// kernel after the bounds check, so a failing call leaves self unchanged.
+namespace {
+std::string slice_shape(IntArrayRef sizes, int64_t dim) {
+  std::string s;
+  for (int64_t k = 0; k < int64_t(sizes.size()); ++k)
+    if (k != dim) s += (s.empty() ? "" : " ") + std::to_string(sizes[size_t(k)]);
+  return s;
+}
+}  // namespace
+
+namespace detail {
+void check_index_copy(const Tensor& self, int64_t d, const Tensor& index, const Tensor& source) {
+  const char* op = "index_copy_()";
+  EMBER_CHECK_ARG(index.dim() < 2, "{}: Index should have dimension 1 or 0 (got {})", op, index.dim());
+  const int64_t n = index.numel();
+  EMBER_CHECK_ARG(source.dim() != 0 || n == 1,
+                  "{}: When source is scalar, index should have one element (got {})", op, n);
+  EMBER_CHECK_ARG(source.dim() == self.dim() || source.dim() == 0 || self.dim() == 0,
+                  "{}: When source and destination are not scalars, their dimensionality must match. Source "
+                  "dimensionality ({}), destination dimensionality ({})",
+                  op, source.dim(), self.dim());
+  EMBER_CHECK_ARG(index.dtype() == kInt64, "{}: Expected a long tensor for index, but got {}", op,
+                  detail::torch_name(index.dtype()));
+  EMBER_CHECK_ARG(self.dtype() == source.dtype(),
+                  "{}: self and source expected to have the same dtype, but got (self) {} and (source) {}",
+                  op, detail::torch_name(self.dtype()), detail::torch_name(source.dtype()));
+  EMBER_CHECK_ARG(
+      self.device() == source.device() && self.device() == index.device(),
+      "{}: self, index and source must be on one device, but got self on {}, index on {} and source on {}",
+      op, self.device().str(), index.device().str(), source.device().str());
+  const std::string dst_slice = slice_shape(self.sizes(), self.dim() == 0 ? -1 : d);
+  const std::string src_slice = slice_shape(source.sizes(), source.dim() == 0 ? -1 : d);
+  EMBER_CHECK_ARG(dst_slice == src_slice,
+                  "{}: Source/destination tensor must have same slice shapes. Destination slice shape: {} at "
+                  "dimension {} and source slice shape: {} at dimension 0.",
+                  op, dst_slice, d, src_slice);
+  EMBER_CHECK_ARG(source.dim() == 0 || n == source.size(d),
+                  "{}: Number of indices ({}) should be equal to source.size(dim) ({})", op, n,
+                  source.size(d));
+  const int64_t size = self.dim() == 0 ? 1 : self.size(d);
+  if (n == 0) return;
+  const Tensor bad = masked_select(index, logical_or(index < 0, index >= size));
+  EMBER_CHECK_ARG(bad.numel() == 0, "{}: index {} is out of bounds for dimension {} with size {}", op,
+                  bad.numel() ? bad.reshape({-1})[0].item<int64_t>() : 0, d, size);
+}
+}  // namespace detail
+
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
+  const char* op = "index_copy_()";
+  check_defined(*this, op, "self");
+  check_defined(index, op, "index");
+  check_defined(source, op, "source");
+  detail::check_writable(*this);
+  if (EMBER_GRAD_RECORDING2(*this, source)) {
+    autograd::detail::index_copy_(const_cast<Tensor&>(*this), dim, index, source);
+    return const_cast<Tensor&>(*this);
+  }
+  const int64_t d = detail::wrap_dim(dim, this->dim(), op);
+  detail::check_index_copy(*this, d, index, source);
+  if (index.numel() == 0) return const_cast<Tensor&>(*this);
+  Tensor self = this->dim() == 0 ? reshape({1}) : *this;
+  Tensor src = source.dim() == 0 ? source.reshape({1}) : source;
+  detail::put_block(self, d, d + 1, index.reshape({-1}), src, false, false, {op, d});
+  return const_cast<Tensor&>(*this);
+}
+
+Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+  check_defined(*this, "index_copy()", "self");
+  Tensor r = clone();
+  r.index_copy_(dim, index, source);
+  return r;
+}
+
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return self.index_copy(dim, index, source);
 }
 
 Tensor nonzero(const Tensor& self) {

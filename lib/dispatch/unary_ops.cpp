@@ -2,10 +2,12 @@
 #include <limits>
 
 #include "autograd/grad_ops.h"
+#include "autograd/node.h"
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/type_promotion.h"
+#include "ember/math_ops.h"
 #include "ember/ops.h"
 #include "tensor/inference.h"
 
@@ -56,8 +58,8 @@ Tensor isfinite(const Tensor& x) {
 }
 Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
 
-// nan_to_num as where() of the replacements, so autograd gives libtorch's gradient (g where
-// x is finite, 0 elsewhere).
+// nan_to_num: where() of the replacements, recorded as one NanToNumBackward0 (g where x is
+// finite, 0 elsewhere), as libtorch.
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
   EMBER_CHECK_ARG(x.defined(), "nan_to_num: undefined tensor");
@@ -67,9 +69,22 @@ Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<doub
   if (x.dtype() == kHalf) largest = 65504.0;
   if (x.dtype() == kBFloat16) largest = 3.3895313892515355e38;
   const double inf = std::numeric_limits<double>::infinity();
-  Tensor y = where(isnan(x), nan.value_or(0.0), x);
-  y = where(eq(x, inf), posinf.value_or(largest), y);
-  return where(eq(x, -inf), neginf.value_or(-largest), y);
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = where(isnan(x), nan.value_or(0.0), x);
+    y = where(eq(x, inf), posinf.value_or(largest), y);
+    y = where(eq(x, -inf), neginf.value_or(-largest), y);
+  }
+  if (!EMBER_GRAD_RECORDING(x) || !x.requires_grad()) return y;
+  // libtorch's formula: the gradient passes where x is finite. The mask, not x, is kept, so
+  // nan_to_num_ may overwrite x.
+  const Tensor finite = isfinite(x);
+  autograd::record("NanToNumBackward0", {&x}, {&y},
+                   [finite](autograd::FormulaNode&, autograd::variable_list& g) -> autograd::variable_list {
+                     return {g[0] * finite};
+                   });
+  return y;
 }
 
 Tensor& nan_to_num_out(Tensor& out, const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
@@ -228,6 +243,31 @@ EMBER_UNARY_INPLACE(ceil_, Op::Ceil, ComputeType::Promoted)
 EMBER_UNARY_INPLACE(round_, Op::Round, ComputeType::Promoted)
 EMBER_UNARY_INPLACE(trunc_, Op::Trunc, ComputeType::Promoted)
 #undef EMBER_UNARY_INPLACE
+
+// i0 and torch::special's i0e, i1 and i1e take libtorch's dtypes (bfloat16 for the I0 pair
+// only), refused with its kernels' names; integers compute in the default dtype.
+namespace {
+Tensor modified_bessel(Op op, const char* kernel, const Tensor& x, Tensor* out = nullptr) {
+  EMBER_CHECK_ARG(x.defined(), "{}: undefined tensor", kernel);
+  const ScalarType t = out ? out->dtype() : detail::to_floating(x.dtype());
+  const bool ok = t == kFloat || t == kDouble || (t == kBFloat16 && (op == Op::I0 || op == Op::I0e));
+  const bool cpu = x.device().is_cpu();
+  EMBER_CHECK_TYPED(ok, NotImplemented, "\"{}{}\" not implemented for '{}'", kernel,
+                    cpu ? (op == Op::I0 ? "_vml_cpu" : "_cpu") : "_cuda", detail::torch_name(t));
+  return run_unary(op, x, ComputeType::Floating, {}, out);
+}
+}  // namespace
+Tensor i0(const Tensor& x) { return modified_bessel(Op::I0, "i0", x); }
+Tensor special::i0(const Tensor& x) { return modified_bessel(Op::I0, "i0", x); }
+Tensor special::i0e(const Tensor& x) { return modified_bessel(Op::I0e, "i0e", x); }
+Tensor special::i1(const Tensor& x) { return modified_bessel(Op::I1, "i1", x); }
+Tensor special::i1e(const Tensor& x) { return modified_bessel(Op::I1e, "i1e", x); }
+Tensor Tensor::i0() const { return modified_bessel(Op::I0, "i0", *this); }
+Tensor& Tensor::i0_() const {
+  Tensor& self = const_cast<Tensor&>(*this);
+  modified_bessel(Op::I0, "i0", self, &self);
+  return self;
+}
 
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
   Tensor& self = const_cast<Tensor&>(*this);

@@ -2,6 +2,8 @@
 // var_mean / std_mean.
 #include <tuple>
 
+#include "autograd/grad_ops.h"
+#include "autograd/meta.h"
 #include "core/check.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
@@ -35,6 +37,7 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
                   "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} requiring a storage size of {} "
                   "are out of bounds for storage of size {}",
                   detail::shape_str(sizes), detail::shape_str(strides), offset, item, need, storage()->nbytes_);
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::as_strided(*this, sizes, strides, offset);
   return detail::make_view(*this, sizes, strides, offset);
 }
 

@@ -11,6 +11,7 @@
 #include "core/torch_dtype_name.h"
 #include "dispatch/index_ops.h"
 #include "ember/autograd.h"
+#include "ember/check.h"
 #include "ember/math_ops.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
@@ -346,6 +347,60 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
                                 bool include_self) const {
   // From a copy: the backward reads self as it was, which the copy_ below overwrites.
   return copy_(ember::scatter_reduce(clone(), dim, index, src, reduce, include_self));
+}
+
+// index_reduce is scatter_reduce with the index repeated over source's other dims; libtorch's
+// checks and texts first (an out-of-range index included, so self is never half written).
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    std::string_view reduce, bool include_self) {
+  const char* op = "index_reduce_()";
+  require(self, op, "self");
+  require(index, op, "index");
+  require(source, op, "source");
+  EMBER_CHECK_ARG(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
+                  "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {}.",
+                  reduce);
+  EMBER_WARN_ONCE("index_reduce() is in beta and the API may change at any time.");
+  const int64_t d = detail::wrap_dim(dim, self.dim(), "index_reduce");
+  EMBER_CHECK_ARG(index.dim() <= 1,
+                  "{}: Index is supposed to be a vector, but got dim: {} with type: {} and size: {}", op,
+                  index.dim(), detail::torch_name(index.dtype()), detail::shape_str(index.sizes()));
+  EMBER_CHECK_ARG(index.dtype() == kInt64 || index.dtype() == kInt32,
+                  "{}: Expected dtype int32/int64 for index but got: {}", op,
+                  detail::torch_name(index.dtype()));
+  EMBER_CHECK_ARG(self.dtype() == source.dtype(),
+                  "{}: self ({}) and source ({}) must have the same scalar type", op,
+                  detail::torch_name(self.dtype()), detail::torch_name(source.dtype()));
+  const Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
+  const Tensor src = source.dim() == 0 ? source.reshape({1}) : source;
+  const int64_t n = index.numel();
+  EMBER_CHECK_ARG(n == src.size(d),
+                  "{}: Number of indices ({}) should be equal to source.size(dim): ({}), for dim: {}", op, n,
+                  src.size(d), d);
+  bool same_slices = src.dim() == x.dim();
+  for (int64_t k = 0; same_slices && k < x.dim(); ++k) same_slices = k == d || src.size(k) == x.size(k);
+  EMBER_CHECK_ARG(same_slices, "{}: source {} and self {} must have the same size in every dim but {}", op,
+                  detail::shape_str(source.sizes()), detail::shape_str(self.sizes()), d);
+  const Tensor idx = index.to(kInt64).reshape({-1});
+  if (auto bad = first_out_of_range(idx, x.size(d)); bad || (n > 0 && idx.min().item<int64_t>() < 0))
+    EMBER_THROW(InvalidArgument, "index out of range in self");
+  std::vector<int64_t> line(size_t(x.dim()), 1);
+  line[size_t(d)] = n;
+  const Tensor spread = idx.view(line).expand(src.sizes()).contiguous();
+  Tensor y = scatter_reduce(x, d, spread, src, reduce, include_self);
+  if (std::shared_ptr<autograd::Node> fn = y.grad_fn())
+    if (auto* formula = dynamic_cast<autograd::FormulaNode*>(fn.get()))
+      formula->name_ = "IndexReduceBackward0";
+  return self.dim() == 0 ? y.reshape({}) : y;
+}
+Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                            bool include_self) const {
+  return ember::index_reduce(*this, dim, index, source, reduce, include_self);
+}
+Tensor& Tensor::index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                              bool include_self) const {
+  // From a copy: the backward reads self as it was, which the copy_ below overwrites.
+  return copy_(ember::index_reduce(clone(), dim, index, source, reduce, include_self));
 }
 
 }  // namespace ember

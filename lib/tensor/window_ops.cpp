@@ -1,4 +1,4 @@
-// Window functions of libtorch's ATen (hann, hamming, blackman, bartlett), composed of
+// Window functions of libtorch's ATen (hann, hamming, blackman, bartlett, kaiser), composed of
 // arange and cos in the window's dtype with libtorch 1.13's formulas, so float32 windows
 // round as libtorch's do.
 #include "core/check.h"
@@ -60,6 +60,20 @@ Tensor bartlett_window(int64_t window_length, bool periodic, const TensorOptions
                        const int64_t rising = ((length - 1) >> 1) + 1;
                        return cat({ramp.slice(0, 0, rising), 2 - ramp.slice(0, rising, length)}, 0);
                      });
+}
+// ATen's kaiser kernel computes in the window's dtype with I0 in that precision: composed of the
+// same steps, a float32 window rounds as libtorch's.
+Tensor kaiser_window(int64_t window_length, bool periodic, double beta, const TensorOptions& options) {
+  return make_window("kaiser_window", window_length, periodic, options,
+                     [beta](const Tensor& k, int64_t length) {
+                       const double alpha = double(length - 1) / 2.0;
+                       const Tensor ratio = (k - alpha) / alpha;
+                       const Tensor beta_t = full({}, beta, k.options());
+                       return i0(sqrt(1 - ratio * ratio) * beta_t) / i0(beta_t);
+                     });
+}
+Tensor kaiser_window(int64_t window_length, const TensorOptions& options) {
+  return kaiser_window(window_length, true, 12.0, options);
 }
 Tensor hann_window(int64_t window_length, const TensorOptions& options) {
   return hann_window(window_length, true, options);
