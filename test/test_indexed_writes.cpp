@@ -251,3 +251,20 @@ TEST_CASE("indexed writes: index_copy and index_reduce, values, gradients and er
                     Catch::Contains("must have the same size in every dim but 0"));
   CHECK(m.abs().sum().item<float>() == 0.0f);
 }
+
+TEST_CASE("indexed writes: index_add_ and index_copy_ move the version counter, as libtorch's") {
+  // A tensor saved for backward and then written by index_add_ / index_copy_ is caught at backward.
+  const Tensor x = tensor({1.0, 2.0, 3.0}, kDouble).requires_grad_();
+  for (int which = 0; which < 2; ++which) {
+    Tensor y = x * 1;
+    const Tensor z = y * y;
+    {
+      NoGradGuard no_grad;
+      if (which == 0)
+        y.index_add_(0, tensor({0}), tensor({5.0}, kDouble));
+      else
+        y.index_copy_(0, tensor({0}), tensor({5.0}, kDouble));
+    }
+    CHECK_THROWS_WITH(z.sum().backward(), Catch::Contains("modified by an inplace operation"));
+  }
+}
