@@ -393,6 +393,7 @@ TEST_CASE("special functions: the modified Bessel functions i0, i0e, i1, i1e and
   CHECK(special::i1e(x).grad_fn()->name() == "SpecialI1EBackward0");
   CHECK_THROWS_WITH(i0(ones({2}, kHalf)), "\"i0_vml_cpu\" not implemented for 'Half'");
   CHECK_THROWS_WITH(special::i1(ones({2}, kBFloat16)), "\"i1_cpu\" not implemented for 'BFloat16'");
+  CHECK_THROWS_WITH(tensor({1, 2}).i0_(), "result type Float can't be cast to the desired output type Long");
 
   // kaiser_window: libtorch 1.13's float64 values, periodic by default.
   near(kaiser_window(5, kDouble),
@@ -476,6 +477,11 @@ TEST_CASE("composed ops: aliases, torch::special, queries, scatters into views, 
   CHECK(dvalues(logspace(0, 2, 3, 2.0)) == std::vector<double>{1, 2, 4});
   const Tensor strided = empty_strided({2, 3}, {1, 2});
   CHECK(strided.strides() == IntArrayRef{1, 2});
+  // With requires_grad the result is a leaf, as libtorch's.
+  const Tensor strided_leaf = empty_strided({2, 3}, {1, 2}, TensorOptions(kDouble).requires_grad(true));
+  CHECK(strided_leaf.is_leaf());
+  CHECK(strided_leaf.requires_grad());
+  CHECK(strided_leaf.strides() == IntArrayRef{1, 2});
   CHECK(x.new_empty_strided({2}, {3}).dtype() == kDouble);
   CHECK(x.is_signed());
   CHECK_FALSE(tensor({1}, kUInt8).is_signed());

@@ -193,6 +193,9 @@ TEST_CASE("indexed writes: index_copy and index_reduce, values, gradients and er
         std::vector<double>{6, 7, 8});
   CHECK(dvalues(x.index_reduce(0, tensor({4, 1}, kInt), src, "prod").select(0, 1)) ==
         std::vector<double>{20, 30, 42});
+  // A source slice of size 1 stretches over self's slice (libtorch's broadcast).
+  CHECK(dvalues(zeros({3, 4}).index_reduce(0, tensor({0, 2}), ones({2, 1}) * 5, "amax")) ==
+        std::vector<double>{5, 5, 5, 5, 0, 0, 0, 0, 5, 5, 5, 5});
   const Tensor xd = x.to(kDouble).requires_grad_(), sd = src.to(kDouble).requires_grad_();
   const Tensor p = xd.index_reduce(0, tensor({4, 4}), sd, "prod");
   CHECK(p.grad_fn()->name() == "IndexReduceBackward0");
@@ -248,7 +251,7 @@ TEST_CASE("indexed writes: index_copy and index_reduce, values, gradients and er
   CHECK_THROWS_WITH(m.index_reduce_(0, tensor({4, 1}), s.to(kDouble), "prod"),
                     "index_reduce_(): self (Float) and source (Double) must have the same scalar type");
   CHECK_THROWS_WITH(m.index_reduce_(0, tensor({4, 1}), ones({2, 4}), "amax"),
-                    Catch::Contains("must have the same size in every dim but 0"));
+                    Catch::Contains("does not broadcast to self [5, 3] in the dims other than 0"));
   CHECK(m.abs().sum().item<float>() == 0.0f);
 }
 

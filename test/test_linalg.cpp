@@ -478,6 +478,17 @@ TEST_CASE("linalg: lstsq solves least squares, minimum norm when rank deficient,
   auto [xb, rb, rankb, svb] = linalg::lstsq(randn({4, 3, 5}, kDouble), randn({1, 3, 2}, kDouble));
   CHECK(xb.sizes() == std::vector<int64_t>{4, 5, 2});
   CHECK(rankb.sizes() == std::vector<int64_t>{4});
+  // The rank follows A's own batch dims; a negative rcond means machine precision; the driver's
+  // name is read in lower case (libtorch 1.13's values).
+  auto [xs, rs, ranks, svs] =
+      linalg::lstsq(randn({1, 5, 3}, kDouble), randn({4, 5, 2}, kDouble), {}, "GELSD");
+  CHECK(xs.sizes() == std::vector<int64_t>{4, 3, 2});
+  CHECK(ranks.sizes() == std::vector<int64_t>{1});
+  CHECK(svs.sizes() == std::vector<int64_t>{1, 3});
+  const Tensor rank_one = tensor({{1.0, 2.0}, {2.0, 4.0}, {3.0, 6.0}}, kDouble);
+  auto [xn, rn, rankn, svn] = linalg::lstsq(rank_one, tensor({1.0, 2.0, 3.0}, kDouble), -1.0, "gelsd");
+  CHECK(rankn.item<int64_t>() == 1);
+  check_close(xn, tensor({0.2, 0.4}, kDouble), 1e-12, "minimum norm with rcond -1");
   CHECK(std::get<0>(linalg::lstsq(a.requires_grad_(), b)).grad_fn()->name() == "LinalgLstsqBackward0");
   for (auto shapes :
        {std::vector<std::vector<int64_t>>{{5, 3}, {5, 2}}, {{3, 5}, {3, 2}}, {{2, 4, 3}, {2, 4}}}) {

@@ -695,6 +695,12 @@ TEST_CASE("tensor compat: in-place views change sizes and strides, with libtorch
         return z * z;
       },
       {ember_test::grad::input({2, 3})}));
+  // A view of a base restrided in place so that the view reaches past the base's elements:
+  // refused at backward (never read out of bounds).
+  Tensor wide = x * 2;
+  const Tensor second_row = wide.select(0, 1);
+  wide.as_strided_({2}, {1}, 0);
+  CHECK_THROWS_AS(second_row.sum().backward(), NotImplemented);
   // A tensor saved for backward and then restrided in place is caught at backward.
   Tensor w = x * 2;
   Tensor sq = w * w;

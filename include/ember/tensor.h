@@ -140,15 +140,15 @@ class EMBER_API Tensor {
   Tensor unsqueeze(int64_t dim) const;
   Tensor expand(IntArrayRef sizes) const;
   Tensor expand_as(const Tensor& other) const;
-  /// In-place views, as libtorch's: self takes the view's sizes and strides (elements untouched,
-  /// version bumped); autograd records TBackward1, TransposeBackward1, ...
-  const Tensor& t_() const;
-  const Tensor& transpose_(int64_t dim0, int64_t dim1) const;
-  const Tensor& swapdims_(int64_t dim0, int64_t dim1) const;
-  const Tensor& swapaxes_(int64_t axis0, int64_t axis1) const;
-  const Tensor& squeeze_() const;
-  const Tensor& squeeze_(int64_t dim) const;
-  const Tensor& unsqueeze_(int64_t dim) const;
+  /// In-place views, as libtorch's (return types included): self takes the view's sizes and
+  /// strides (elements untouched, version bumped); autograd records TBackward1, ...
+  Tensor& t_() const;
+  Tensor& transpose_(int64_t dim0, int64_t dim1) const;
+  Tensor& swapdims_(int64_t dim0, int64_t dim1) const;
+  Tensor& swapaxes_(int64_t axis0, int64_t axis1) const;
+  Tensor& squeeze_() const;
+  Tensor& squeeze_(int64_t dim) const;
+  Tensor& unsqueeze_(int64_t dim) const;
   const Tensor& as_strided_(IntArrayRef sizes, IntArrayRef strides,
                             std::optional<int64_t> storage_offset = {}) const;
   Tensor view_as(const Tensor& other) const;

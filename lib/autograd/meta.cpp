@@ -78,6 +78,20 @@ void refresh_view_history(const Tensor& t, AutogradMeta& m) {
                     "ember's autograd supports this for views of contiguous tensors only (clone() the base first)");
   SizesVector sizes(t.sizes()), strides(t.strides());
   const int64_t offset = t.storage_offset() - base.storage_offset();
+  // The base may have been restrided in place (as_strided_, resize_) so that the view now
+  // reaches outside its elements.
+  int64_t last = offset;
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    empty = empty || sizes[d] == 0;
+    last += (sizes[d] - 1) * strides[d];
+  }
+  EMBER_CHECK_TYPED(
+      empty || (offset >= 0 && last < base.numel()), NotImplemented,
+      "autograd: a view reaches outside its base's elements after the base was restrided in place "
+      "(view offset {}, last position {}, base of {} elements); ember's autograd cannot map its "
+      "gradient (clone() the view before restriding the base)",
+      offset, last, base.numel());
   Tensor view = t;  // the same impl: its history is what changes
   // The base's shape is captured: a base that no longer requires grad records no input meta.
   // scatter_add (not a strided copy) sums where the view overlaps itself (expand), as

@@ -244,14 +244,18 @@ EMBER_UNARY_INPLACE(round_, Op::Round, ComputeType::Promoted)
 EMBER_UNARY_INPLACE(trunc_, Op::Trunc, ComputeType::Promoted)
 #undef EMBER_UNARY_INPLACE
 
-// i0 and torch::special's i0e, i1 and i1e take libtorch's dtypes (bfloat16 for the I0 pair
-// only), refused with its kernels' names; integers compute in the default dtype.
+// i0 and torch::special's i0e, i1 and i1e take libtorch's CPU dtypes (the I0 pair also bfloat16),
+// refused with its kernels' names; integers compute in the default dtype.
 namespace {
 Tensor modified_bessel(Op op, const char* kernel, const Tensor& x, Tensor* out = nullptr) {
   EMBER_CHECK_ARG(x.defined(), "{}: undefined tensor", kernel);
-  const ScalarType t = out ? out->dtype() : detail::to_floating(x.dtype());
-  const bool ok = t == kFloat || t == kDouble || (t == kBFloat16 && (op == Op::I0 || op == Op::I0e));
+  const ScalarType t = detail::to_floating(x.dtype());
+  EMBER_CHECK_ARG(!out || is_floating_point(out->dtype()),
+                  "result type {} can't be cast to the desired output type {}", detail::torch_name(t),
+                  detail::torch_name(out ? out->dtype() : t));
   const bool cpu = x.device().is_cpu();
+  const bool i0_pair = op == Op::I0 || op == Op::I0e;
+  const bool ok = t == kFloat || t == kDouble || (i0_pair && t == kBFloat16);
   EMBER_CHECK_TYPED(ok, NotImplemented, "\"{}{}\" not implemented for '{}'", kernel,
                     cpu ? (op == Op::I0 ? "_vml_cpu" : "_cpu") : "_cuda", detail::torch_name(t));
   return run_unary(op, x, ComputeType::Floating, {}, out);

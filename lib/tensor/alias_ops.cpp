@@ -49,7 +49,9 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
   }
   if (extent)
     for (size_t i = 0; i < size.size(); ++i) extent += (size[i] - 1) * stride[i];
-  return empty({extent}, options).as_strided(size, stride);
+  // The strided view is made of a plain buffer, then becomes the leaf the options ask for.
+  Tensor t = empty({extent}, options.requires_grad(false)).as_strided(size, stride);
+  return options.requires_grad() ? t.requires_grad_() : t;
 }
 
 // ---- Tensor methods

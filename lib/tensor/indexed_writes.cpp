@@ -377,17 +377,20 @@ Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
   EMBER_CHECK_ARG(n == src.size(d),
                   "{}: Number of indices ({}) should be equal to source.size(dim): ({}), for dim: {}", op, n,
                   src.size(d), d);
-  bool same_slices = src.dim() == x.dim();
-  for (int64_t k = 0; same_slices && k < x.dim(); ++k) same_slices = k == d || src.size(k) == x.size(k);
-  EMBER_CHECK_ARG(same_slices, "{}: source {} and self {} must have the same size in every dim but {}", op,
+  // source's slices broadcast to self's (a size 1 stretches), as libtorch's.
+  bool slices_fit = src.dim() == x.dim();
+  for (int64_t k = 0; slices_fit && k < x.dim(); ++k)
+    slices_fit = k == d || src.size(k) == x.size(k) || src.size(k) == 1;
+  EMBER_CHECK_ARG(slices_fit, "{}: source {} does not broadcast to self {} in the dims other than {}", op,
                   detail::shape_str(source.sizes()), detail::shape_str(self.sizes()), d);
   const Tensor idx = index.to(kInt64).reshape({-1});
   if (auto bad = first_out_of_range(idx, x.size(d)); bad || (n > 0 && idx.min().item<int64_t>() < 0))
     EMBER_THROW(InvalidArgument, "index out of range in self");
-  std::vector<int64_t> line(size_t(x.dim()), 1);
+  std::vector<int64_t> line(size_t(x.dim()), 1), full(x.sizes().begin(), x.sizes().end());
   line[size_t(d)] = n;
-  const Tensor spread = idx.view(line).expand(src.sizes()).contiguous();
-  Tensor y = scatter_reduce(x, d, spread, src, reduce, include_self);
+  full[size_t(d)] = n;
+  const Tensor spread = idx.view(line).expand(full).contiguous();
+  Tensor y = scatter_reduce(x, d, spread, src.expand(full), reduce, include_self);
   if (std::shared_ptr<autograd::Node> fn = y.grad_fn())
     if (auto* formula = dynamic_cast<autograd::FormulaNode*>(fn.get()))
       formula->name_ = "IndexReduceBackward0";

@@ -13,7 +13,7 @@ namespace {
 // self takes view's geometry. Under autograd self's history becomes the view op's node,
 // renamed as libtorch's in-place node (TBackward1, ...), so gradients are mapped back through
 // it. The version bump tells tensors saved earlier that self changed, as libtorch's does.
-const Tensor& take_geometry(const Tensor& self, const Tensor& view, const char* node_name) {
+Tensor& take_geometry(const Tensor& self, const Tensor& view, const char* node_name) {
   TensorImpl* impl = self.unsafe_impl();
   impl->sizes_ = SizesVector(view.sizes());
   impl->strides_ = SizesVector(view.strides());
@@ -24,7 +24,7 @@ const Tensor& take_geometry(const Tensor& self, const Tensor& view, const char* 
     if (auto* formula = dynamic_cast<autograd::FormulaNode*>(fn.get())) formula->name_ = node_name;
     autograd::detail::set_history(self, fn, 0);
   }
-  return self;
+  return const_cast<Tensor&>(self);
 }
 
 // The checks every in-place op makes, before the view is taken.
@@ -36,26 +36,26 @@ void check_in_place(const Tensor& self, const char* op) {
 
 }  // namespace
 
-const Tensor& Tensor::t_() const {
+Tensor& Tensor::t_() const {
   check_in_place(*this, "t_");
   EMBER_CHECK_ARG(dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is {}D", dim());
   return take_geometry(*this, t(), "TBackward1");
 }
-const Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) const {
+Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) const {
   check_in_place(*this, "transpose_");
   return take_geometry(*this, transpose(dim0, dim1), "TransposeBackward1");
 }
-const Tensor& Tensor::swapdims_(int64_t dim0, int64_t dim1) const { return transpose_(dim0, dim1); }
-const Tensor& Tensor::swapaxes_(int64_t axis0, int64_t axis1) const { return transpose_(axis0, axis1); }
-const Tensor& Tensor::squeeze_() const {
+Tensor& Tensor::swapdims_(int64_t dim0, int64_t dim1) const { return transpose_(dim0, dim1); }
+Tensor& Tensor::swapaxes_(int64_t axis0, int64_t axis1) const { return transpose_(axis0, axis1); }
+Tensor& Tensor::squeeze_() const {
   check_in_place(*this, "squeeze_");
   return take_geometry(*this, squeeze(), "SqueezeBackward2");
 }
-const Tensor& Tensor::squeeze_(int64_t dim) const {
+Tensor& Tensor::squeeze_(int64_t dim) const {
   check_in_place(*this, "squeeze_");
   return take_geometry(*this, squeeze(dim), "SqueezeBackward3");
 }
-const Tensor& Tensor::unsqueeze_(int64_t dim) const {
+Tensor& Tensor::unsqueeze_(int64_t dim) const {
   check_in_place(*this, "unsqueeze_");
   return take_geometry(*this, unsqueeze(dim), "UnsqueezeBackward1");
 }

@@ -4,6 +4,7 @@
 // libtorch's; the rank counts singular values above rcond times the largest, on the host in
 // float64 (Note [Host factorizations]).
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <string>
 
@@ -44,6 +45,8 @@ void check_lstsq(const Tensor& a, const Tensor& b, std::string_view driver) {
       kOp, b.device().str(), a.device().str());
   EMBER_CHECK_ARG(driver == "gels" || driver == "gelsy" || driver == "gelsd" || driver == "gelss",
                   "{}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)", kOp);
+  EMBER_CHECK_ARG(!a.is_cuda() || driver == "gels", "{}: `driver` other than `gels` is not supported on CUDA",
+                  kOp);
   EMBER_CHECK_ARG(a.dtype() == kFloat || a.dtype() == kDouble,
                   "This function doesn't handle types other than float and double");
 }
@@ -53,8 +56,10 @@ void check_lstsq(const Tensor& a, const Tensor& b, std::string_view driver) {
 std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& a, const Tensor& b,
                                                         std::optional<double> rcond,
                                                         std::optional<std::string_view> driver) {
-  // libtorch's default driver: gelsy on the CPU, gels (the only one it has) on CUDA.
-  const std::string_view drv = driver ? *driver : (a.defined() && a.is_cuda() ? "gels" : "gelsy");
+  // libtorch's default driver: gelsy on the CPU, gels (the only one it has) on CUDA; a given
+  // name is read in lower case, as libtorch reads it.
+  std::string drv = driver ? std::string(*driver) : (a.defined() && a.is_cuda() ? "gels" : "gelsy");
+  for (char& c : drv) c = char(std::tolower(static_cast<unsigned char>(c)));
   check_lstsq(a, b, drv);
   const bool vector = a.dim() - b.dim() == 1;
   const Tensor b2 = vector ? b.unsqueeze(-1) : b;
@@ -71,7 +76,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& a, const T
   const Tensor A = a.expand(with({m, n})), B = b2.expand(with({m, k}));
   const double eps = a.dtype() == kDouble ? std::numeric_limits<double>::epsilon()
                                           : double(std::numeric_limits<float>::epsilon());
-  const double tol = rcond ? *rcond : eps * double(std::max(m, n));
+  // A negative rcond means machine precision, as LAPACK reads it.
+  const double tol = !rcond ? eps * double(std::max(m, n)) : *rcond < 0 ? eps : *rcond;
 
   Tensor solution;
   if (A.numel() == 0 || B.numel() == 0) {
@@ -82,18 +88,22 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& a, const T
 
   const bool wants_rank = drv != "gels";
   const bool wants_singular_values = drv == "gelsd" || drv == "gelss";
+  // The rank and singular values are A's own (its batch dims, not the broadcast ones).
   Tensor rank = empty({0}, TensorOptions(kLong).device(a.device()));
   Tensor singular_values = empty({0}, a.options());
   bool full_rank = true;
   if (wants_rank) {
     NoGradGuard no_grad;
     const int64_t r = std::min(m, n);
+    const IntArrayRef a_batch = a.sizes().slice(0, size_t(a.dim() - 2));
     if (r == 0) {
-      rank = zeros(batch, TensorOptions(kLong).device(a.device()));
-      singular_values = empty(with({0}), a.options());
+      rank = zeros(a_batch, TensorOptions(kLong).device(a.device()));
+      std::vector<int64_t> none(a_batch.begin(), a_batch.end());
+      none.push_back(0);
+      singular_values = empty(none, a.options());
       full_rank = n == 0;
     } else {
-      const Tensor s = linalg_svdvals(A.detach());
+      const Tensor s = linalg_svdvals(a.detach());
       rank = (s > s.narrow(-1, 0, 1) * tol).sum(-1);
       full_rank = rank.numel() == 0 || bool(rank.eq(n).all().item<bool>());
       if (wants_singular_values) singular_values = s;
