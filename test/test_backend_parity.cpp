@@ -188,6 +188,21 @@ std::vector<OpEntry> make_table() {
   set(Op::I0e, unary([](const Tensor& x) { return special::i0e(x); }, -12, 12));
   set(Op::I1, unary([](const Tensor& x) { return special::i1(x); }, -12, 12));
   set(Op::I1e, unary([](const Tensor& x) { return special::i1e(x); }, -12, 12));
+  set(Op::AiryAi, unary([](const Tensor& x) { return special::airy_ai(x); }, -5, 5));
+  set(Op::BesselJ0, unary([](const Tensor& x) { return special::bessel_j0(x); }, -20, 20));
+  set(Op::BesselJ1, unary([](const Tensor& x) { return special::bessel_j1(x); }, -20, 20));
+  set(Op::BesselY0, unary([](const Tensor& x) { return special::bessel_y0(x); }, 0.1, 20));
+  set(Op::BesselY1, unary([](const Tensor& x) { return special::bessel_y1(x); }, 0.1, 20));
+  set(Op::ModifiedBesselI0, unary([](const Tensor& x) { return special::modified_bessel_i0(x); }, -12, 12));
+  set(Op::ModifiedBesselI1, unary([](const Tensor& x) { return special::modified_bessel_i1(x); }, -12, 12));
+  set(Op::ModifiedBesselK0, unary([](const Tensor& x) { return special::modified_bessel_k0(x); }, 0.1, 12));
+  set(Op::ModifiedBesselK1, unary([](const Tensor& x) { return special::modified_bessel_k1(x); }, 0.1, 12));
+  set(Op::ScaledModifiedBesselK0,
+      unary([](const Tensor& x) { return special::scaled_modified_bessel_k0(x); }, 0.1, 12));
+  set(Op::ScaledModifiedBesselK1,
+      unary([](const Tensor& x) { return special::scaled_modified_bessel_k1(x); }, 0.1, 12));
+  set(Op::SphericalBesselJ0, unary([](const Tensor& x) { return special::spherical_bessel_j0(x); }, -20, 20));
+  set(Op::Erfcx, unary([](const Tensor& x) { return special::erfcx(x); }, -3, 10));
   set(Op::BitwiseNot, unary([](const Tensor& x) { return bitwise_not(x); }));
   set(Op::IsNan, unary([](const Tensor& x) { return isnan(x); }));
   set(Op::IsInf, unary([](const Tensor& x) { return isinf(x); }));
@@ -229,6 +244,31 @@ std::vector<OpEntry> make_table() {
   // x > 1 and q > 0: the finite half of the Hurwitz zeta function.
   set(Op::Zeta,
       binary([](const Tensor& a, const Tensor& b) { return special::zeta(a.abs() + 1.5, b.abs() + 0.25); }));
+  // The polynomials at x in [-1.2, 1.2] (inside and just outside the intervals) of degree 0 to 9.
+  using Poly = Tensor (*)(const Tensor&, const Tensor&);
+  const std::pair<Op, Poly> polynomials[] = {
+      {Op::ChebyshevT, special::chebyshev_polynomial_t},
+      {Op::ChebyshevU, special::chebyshev_polynomial_u},
+      {Op::ChebyshevV, special::chebyshev_polynomial_v},
+      {Op::ChebyshevW, special::chebyshev_polynomial_w},
+      {Op::ShiftedChebyshevT, special::shifted_chebyshev_polynomial_t},
+      {Op::ShiftedChebyshevU, special::shifted_chebyshev_polynomial_u},
+      {Op::ShiftedChebyshevV, special::shifted_chebyshev_polynomial_v},
+      {Op::ShiftedChebyshevW, special::shifted_chebyshev_polynomial_w},
+      {Op::HermiteH, special::hermite_polynomial_h},
+      {Op::HermiteHe, special::hermite_polynomial_he},
+      {Op::LaguerreL, special::laguerre_polynomial_l},
+      {Op::LegendreP, special::legendre_polynomial_p},
+  };
+  for (const auto& [op, fn] : polynomials)
+    set(op, binary([fn = fn](const Tensor& a, const Tensor& b) {
+          return fn((a * 0.6).clamp(-1.2, 1.2), b.abs() * 2.3);
+        }));
+  // a > 0 and x >= 0: the domain of the incomplete gamma functions.
+  set(Op::Igamma,
+      binary([](const Tensor& a, const Tensor& b) { return igamma(a.abs() * 3 + 0.1, b.abs() * 4); }));
+  set(Op::Igammac,
+      binary([](const Tensor& a, const Tensor& b) { return igammac(a.abs() * 3 + 0.1, b.abs() * 4); }));
   set(Op::IsClose, [](const Ctx& c) {
     Tensor a = random_of({33, 70}, c.dt), b = random_of({33, 70}, c.dt);
     if (is_floating_point(c.dt)) {  // NaN and infinities in some places of both

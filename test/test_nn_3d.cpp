@@ -345,7 +345,7 @@ TEST_CASE("nn 3d: gradcheck of the 3-D pooling layers in float64") {
       {leaf({1, 2, 4, 5, 4})}));
   const auto [pv, pi] = max_pool3d_with_indices(rand({1, 2, 4, 4, 4}, kDouble), 2);
   CHECK(check(
-      [&](const variable_list& v) {
+      [&, pi = pi](const variable_list& v) {  // clang 14 cannot capture a structured binding by [&]
         return max_unpool3d(v[0], pi, {4, 4, 4}, {2, 2, 2}, {0, 0, 0});
       },
       {pv.detach().requires_grad_()}));
@@ -445,13 +445,13 @@ TEST_CASE("nn 3d: libtorch's errors for bad shapes and options, inputs unchanged
       "adaptive_max_pool3d(): internal error: output_size.size() must be 3");
   const auto [v, i] = max_pool3d_with_indices(rand({1, 2, 4, 4, 4}), 2);
   expect_error(
-      [&] {
+      [&, v = v, i = i] {
         max_unpool3d(v, i, {1, 1, 1}, {2, 2, 2}, {0, 0, 0});
       },
       "Found an invalid max index: " + std::to_string(i.flatten()[-1].item<int64_t>()) +
           " (output volumes are of size 1x1x1");
   expect_error(
-      [&] {
+      [&, v = v, i = i] {
         max_unpool3d(v, i.to(kInt32), {4, 4, 4}, {2, 2, 2}, {0, 0, 0});
       },
       "elements in indices should be type int64");

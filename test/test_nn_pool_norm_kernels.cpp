@@ -90,7 +90,7 @@ TEST_CASE("nn pool kernel: adaptive_avg_pool2d equals the composite form, bins o
     for (ScalarType dt : {kFloat, kDouble}) {
       INFO(size[2] << "x" << size[3] << " to " << out[0] << "x" << out[1] << " " << name(dt));
       const Tensor x0 = randn(size, dt), g = randn({size[0], size[1], out[0], out[1]}, dt);
-      auto run = [&] {
+      auto run = [&, out = out] {  // clang 14 cannot capture a structured binding by [&]
         Tensor x = x0.detach().requires_grad_();
         Tensor y = adaptive_avg_pool2d(x, out);
         y.backward(g.to(y.device()));

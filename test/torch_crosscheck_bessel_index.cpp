@@ -16,27 +16,12 @@ using crosscheck::as_torch;
 using crosscheck::check_close;
 using crosscheck::same_forward_backward;
 
-namespace {
-
 // Within a few ulps of libtorch (both use the same series and FMA-fused steps, and are
 // bit-identical on the machines tried; CI's CPUs differ, so a tolerance is stated).
+namespace {
 void check_bits(const ember::Tensor& e, const torch::Tensor& t, const std::string& what) {
-  INFO(what);
-  const torch::Tensor mine = as_torch(e);
-  REQUIRE(mine.sizes() == t.sizes());
-  REQUIRE(mine.scalar_type() == t.scalar_type());
-  const double ulps = t.scalar_type() == torch::kDouble  ? 4e-16
-                      : t.scalar_type() == torch::kFloat ? 2.4e-7
-                                                         : 1.6e-2;
-  const torch::Tensor a = mine.to(torch::kDouble), b = t.to(torch::kDouble);
-  const torch::Tensor both_nan = torch::logical_and(a.isnan(), b.isnan());
-  const torch::Tensor close = torch::logical_or(a.eq(b), (a - b).abs() <= b.abs() * (4 * ulps));
-  const torch::Tensor differ = torch::logical_not(torch::logical_or(close, both_nan));
-  INFO("first mismatches: " << torch::masked_select(mine, differ).slice(0, 0, 4) << " vs "
-                            << torch::masked_select(t, differ).slice(0, 0, 4));
-  CHECK(differ.sum().item<int64_t>() == 0);
+  crosscheck::check_ulps(e, t, 8, what);
 }
-
 }  // namespace
 
 TEST_CASE("crosscheck: i0, i0e, i1 and i1e are libtorch's within a few ulps, with its gradients") {

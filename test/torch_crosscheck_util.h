@@ -49,6 +49,25 @@ inline void check_close(const ember::Tensor& e, const torch::Tensor& t, double t
 
 /// Runs both sides on the same leaves (views applied inside the functions), then backward
 /// with the same random gradient, and compares the results and every leaf's gradient.
+// Within `ulps` units in the last place of libtorch's value (relative to it), NaN where it is NaN;
+// same sizes and dtype.
+inline void check_ulps(const ember::Tensor& e, const torch::Tensor& t, double ulps, const std::string& what) {
+  INFO(what);
+  const torch::Tensor mine = as_torch(e);
+  REQUIRE(mine.sizes() == t.sizes());
+  REQUIRE(mine.scalar_type() == t.scalar_type());
+  const double eps = t.scalar_type() == torch::kDouble  ? 2.220446049250313e-16
+                     : t.scalar_type() == torch::kFloat ? 1.1920928955078125e-07
+                                                        : 7.8125e-3;
+  const torch::Tensor a = mine.to(torch::kDouble), b = t.to(torch::kDouble);
+  const torch::Tensor both_nan = torch::logical_and(a.isnan(), b.isnan());
+  const torch::Tensor close = torch::logical_or(a.eq(b), (a - b).abs() <= b.abs() * (ulps * eps));
+  const torch::Tensor differ = torch::logical_not(torch::logical_or(close, both_nan));
+  INFO("first mismatches: " << torch::masked_select(mine, differ).slice(0, 0, 4) << " vs "
+                            << torch::masked_select(t, differ).slice(0, 0, 4));
+  CHECK(differ.sum().item<int64_t>() == 0);
+}
+
 inline void same_forward_backward(
     const std::string& what, const std::vector<ember::Tensor>& leaves,
     const std::function<ember::Tensor(const std::vector<ember::Tensor>&)>& ours,

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <string>
+#include <string_view>
 
 #include "ember/device.h"
 #include "ember/scalar_type.h"
@@ -16,6 +17,14 @@ EMBER_API std::string tensor_to_string(const Tensor& t);
 /// Formats a value through its string form; takes no format spec.
 struct StringFormatter {
   constexpr auto parse(fmt::format_parse_context& ctx) { return ctx.begin(); }
+  // Copied out directly, not through format_to: clang mangles that path's instantiation in a
+  // GCC-built libfmt differently, and the program would not link.
+  template <class Ctx>
+  static auto write(std::string_view s, Ctx& ctx) {
+    auto out = ctx.out();
+    for (char c : s) *out++ = c;
+    return out;
+  }
 };
 }  // namespace ember::detail
 
@@ -23,20 +32,20 @@ template <>
 struct fmt::formatter<ember::Device> : ember::detail::StringFormatter {
   template <class Ctx>
   auto format(const ember::Device& d, Ctx& ctx) const {
-    return fmt::format_to(ctx.out(), "{}", d.str());
+    return write(d.str(), ctx);
   }
 };
 template <>
 struct fmt::formatter<ember::ScalarType> : ember::detail::StringFormatter {
   template <class Ctx>
   auto format(ember::ScalarType t, Ctx& ctx) const {
-    return fmt::format_to(ctx.out(), "{}", ember::name(t));
+    return write(ember::name(t), ctx);
   }
 };
 template <>
 struct fmt::formatter<ember::Tensor> : ember::detail::StringFormatter {
   template <class Ctx>
   auto format(const ember::Tensor& t, Ctx& ctx) const {
-    return fmt::format_to(ctx.out(), "{}", ember::detail::tensor_to_string(t));
+    return write(ember::detail::tensor_to_string(t), ctx);
   }
 };

@@ -280,7 +280,52 @@ EMBER_API Tensor round(const Tensor& x);
 EMBER_API Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
 EMBER_API Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
 EMBER_API Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+/// exp(x^2) erfc(x), without the overflow of the product.
+EMBER_API Tensor erfcx(const Tensor& x);
+/// The regularized lower and upper incomplete gamma functions P(a, x) and Q(a, x).
+EMBER_API Tensor gammainc(const Tensor& a, const Tensor& x);
+EMBER_API Tensor gammaincc(const Tensor& a, const Tensor& x);
+/// Bessel functions of the first and second kind, modified ones of the first and second kind
+/// (k0/k1 also scaled by e^x), the spherical j0 and the Airy function Ai. float and double
+/// only and not differentiable, as libtorch's.
+EMBER_API Tensor bessel_j0(const Tensor& x);
+EMBER_API Tensor bessel_j1(const Tensor& x);
+EMBER_API Tensor bessel_y0(const Tensor& x);
+EMBER_API Tensor bessel_y1(const Tensor& x);
+EMBER_API Tensor modified_bessel_i0(const Tensor& x);
+EMBER_API Tensor modified_bessel_i1(const Tensor& x);
+EMBER_API Tensor modified_bessel_k0(const Tensor& x);
+EMBER_API Tensor modified_bessel_k1(const Tensor& x);
+EMBER_API Tensor scaled_modified_bessel_k0(const Tensor& x);
+EMBER_API Tensor scaled_modified_bessel_k1(const Tensor& x);
+EMBER_API Tensor spherical_bessel_j0(const Tensor& x);
+EMBER_API Tensor airy_ai(const Tensor& x);
+/// The classical orthogonal polynomials of degree n (truncated to an integer) at x: Chebyshev
+/// of the four kinds and their shifted forms on [0, 1], Hermite (physicists' h, probabilists'
+/// he), Laguerre and Legendre. float and double only and not differentiable, as libtorch's.
+#define EMBER_SPECIAL_POLYNOMIAL_DECL(name)                \
+  EMBER_API Tensor name(const Tensor& x, const Tensor& n); \
+  EMBER_API Tensor name(const Scalar& x, const Tensor& n); \
+  EMBER_API Tensor name(const Tensor& x, const Scalar& n);
+EMBER_SPECIAL_POLYNOMIAL_DECL(chebyshev_polynomial_t)
+EMBER_SPECIAL_POLYNOMIAL_DECL(chebyshev_polynomial_u)
+EMBER_SPECIAL_POLYNOMIAL_DECL(chebyshev_polynomial_v)
+EMBER_SPECIAL_POLYNOMIAL_DECL(chebyshev_polynomial_w)
+EMBER_SPECIAL_POLYNOMIAL_DECL(shifted_chebyshev_polynomial_t)
+EMBER_SPECIAL_POLYNOMIAL_DECL(shifted_chebyshev_polynomial_u)
+EMBER_SPECIAL_POLYNOMIAL_DECL(shifted_chebyshev_polynomial_v)
+EMBER_SPECIAL_POLYNOMIAL_DECL(shifted_chebyshev_polynomial_w)
+EMBER_SPECIAL_POLYNOMIAL_DECL(hermite_polynomial_h)
+EMBER_SPECIAL_POLYNOMIAL_DECL(hermite_polynomial_he)
+EMBER_SPECIAL_POLYNOMIAL_DECL(laguerre_polynomial_l)
+EMBER_SPECIAL_POLYNOMIAL_DECL(legendre_polynomial_p)
+#undef EMBER_SPECIAL_POLYNOMIAL_DECL
 }  // namespace special
+
+/// torch::igamma / igammac: special::gammainc / gammaincc (floating dtypes; the gradient
+/// flows to x only, as libtorch's).
+EMBER_API Tensor igamma(const Tensor& a, const Tensor& x);
+EMBER_API Tensor igammac(const Tensor& a, const Tensor& x);
 
 // ---- dtype queries
 /// The dtype an op on these operands computes in (libtorch's result_type).

@@ -47,10 +47,18 @@ class StreamEvents;
   _(Tanh) _(Sigmoid) _(Relu) _(Gelu) _(Floor) _(Ceil) _(Round) _(Trunc) _(Reciprocal) _(IsNan) _(IsInf)          \
   _(LogicalNot) _(Clamp) _(Erf) _(Erfc) _(Erfinv) _(Lgamma) _(Digamma) _(Trigamma) _(BitwiseNot)                 \
   _(I0) _(I0e) _(I1) _(I1e)                                                                                      \
+  /* elementwise: torch::special's Bessel family and erfcx (float and double only) */                            \
+  _(AiryAi) _(BesselJ0) _(BesselJ1) _(BesselY0) _(BesselY1) _(ModifiedBesselI0) _(ModifiedBesselI1)              \
+  _(ModifiedBesselK0) _(ModifiedBesselK1) _(ScaledModifiedBesselK0) _(ScaledModifiedBesselK1)                    \
+  _(SphericalBesselJ0) _(Erfcx)                                                                                  \
   /* elementwise: binary */                                                                                      \
   _(Add) _(Sub) _(Mul) _(Div) _(Remainder) _(Pow) _(Maximum) _(Minimum) _(Atan2) _(Eq) _(Ne) _(Lt) _(Le) _(Gt)   \
   _(Ge) _(LogicalAnd) _(LogicalOr) _(LogicalXor) _(IsClose) _(BitwiseAnd) _(BitwiseOr) _(BitwiseXor)             \
   _(LeftShift) _(RightShift) _(Gcd) _(Lcm) _(Nextafter) _(Zeta)                                                  \
+  /* elementwise: torch::special's polynomials (x, n) and the incomplete gamma (a, x) */                         \
+  _(ChebyshevT) _(ChebyshevU) _(ChebyshevV) _(ChebyshevW) _(ShiftedChebyshevT) _(ShiftedChebyshevU)              \
+  _(ShiftedChebyshevV) _(ShiftedChebyshevW) _(HermiteH) _(HermiteHe) _(LaguerreL) _(LegendreP) _(Igamma)         \
+  _(Igammac)                                                                                                     \
   /* elementwise: ternary */                                                                                     \
   _(Where) _(Lerp) _(Addcmul) _(Addcdiv)                                                                         \
   /* reductions */                                                                                               \

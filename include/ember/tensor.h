@@ -318,127 +318,13 @@ class EMBER_API Tensor {
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  /// The regularized incomplete gamma functions with this tensor as a (ember/math_ops.h).
+  Tensor igamma(const Tensor& x) const;
+  Tensor igammac(const Tensor& x) const;
   Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
 
   // ---- in place: return *this; const as in libtorch (the handle is const, not the data)
-  Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor& mul_(const Tensor& other) const;
-  Tensor& mul_(const Scalar& other) const;
-  Tensor& div_(const Tensor& other) const;
-  Tensor& div_(const Scalar& other) const;
-  Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
-  Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
-  /// libtorch's other in-place binary and ternary methods: x.f_(...) writes f(x, ...) into x
-  /// (a result x's dtype cannot hold is refused, as libtorch).
-  Tensor& pow_(const Tensor& exponent) const;
-  Tensor& pow_(const Scalar& exponent) const;
-  Tensor& remainder_(const Tensor& other) const;
-  Tensor& remainder_(const Scalar& other) const;
-  Tensor& fmod_(const Tensor& other) const;
-  Tensor& fmod_(const Scalar& other) const;
-  Tensor& atan2_(const Tensor& other) const;
-  Tensor& hypot_(const Tensor& other) const;
-  Tensor& xlogy_(const Tensor& other) const;
-  Tensor& xlogy_(const Scalar& other) const;
-  Tensor& copysign_(const Tensor& other) const;
-  Tensor& copysign_(const Scalar& other) const;
-  Tensor& float_power_(const Tensor& exponent) const;
-  Tensor& float_power_(const Scalar& exponent) const;
-  Tensor& true_divide_(const Tensor& other) const;
-  Tensor& true_divide_(const Scalar& other) const;
-  Tensor& divide_(const Tensor& other) const;
-  Tensor& divide_(const Scalar& other) const;
-  Tensor& divide_(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
-  Tensor& multiply_(const Tensor& other) const;
-  Tensor& multiply_(const Scalar& other) const;
-  Tensor& floor_divide_(const Tensor& other) const;
-  Tensor& floor_divide_(const Scalar& other) const;
-  Tensor& negative_() const;
-  Tensor& clamp_min_(const Scalar& min) const;
-  Tensor& clamp_max_(const Scalar& max) const;
-  Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
-  Tensor& lerp_(const Tensor& end, const Tensor& weight) const;
-  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
-  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
-  Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
-                 const Scalar& alpha = 1) const;
-  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
-                const Scalar& alpha = 1) const;
-  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
-                   const Scalar& alpha = 1) const;
-  Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
-                  const Scalar& alpha = 1) const;
-  Tensor& cumsum_(int64_t dim, std::optional<ScalarType> dtype = {}) const;
-  Tensor& cumprod_(int64_t dim, std::optional<ScalarType> dtype = {}) const;
-  Tensor& eq_(const Tensor& other) const;
-  Tensor& eq_(const Scalar& other) const;
-  Tensor& ne_(const Tensor& other) const;
-  Tensor& ne_(const Scalar& other) const;
-  Tensor& lt_(const Tensor& other) const;
-  Tensor& lt_(const Scalar& other) const;
-  Tensor& le_(const Tensor& other) const;
-  Tensor& le_(const Scalar& other) const;
-  Tensor& gt_(const Tensor& other) const;
-  Tensor& gt_(const Scalar& other) const;
-  Tensor& ge_(const Tensor& other) const;
-  Tensor& ge_(const Scalar& other) const;
-  Tensor& logical_and_(const Tensor& other) const;
-  Tensor& logical_or_(const Tensor& other) const;
-  Tensor& logical_xor_(const Tensor& other) const;
-  Tensor& logical_not_() const;
-  Tensor& fill_(const Scalar& value) const;
-  Tensor& zero_() const;
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
-  Tensor& relu_() const;
-  Tensor& exp_() const;
-  Tensor& log_() const;
-  Tensor& sqrt_() const;
-  Tensor& neg_() const;
-  Tensor& abs_() const;
-  Tensor& sigmoid_() const;
-  Tensor& tanh_() const;
-  /// libtorch's other in-place unary methods: x.f_() writes f(x) into x (a floating result
-  /// into an integer tensor is refused, as libtorch).
-  Tensor& log1p_() const;
-  Tensor& expm1_() const;
-  Tensor& rsqrt_() const;
-  Tensor& sin_() const;
-  Tensor& cos_() const;
-  Tensor& tan_() const;
-  Tensor& reciprocal_() const;
-  Tensor& erf_() const;
-  Tensor& erfc_() const;
-  Tensor& erfinv_() const;
-  Tensor& i0_() const;
-  Tensor& lgamma_() const;
-  Tensor& digamma_() const;
-  Tensor& sign_() const;
-  Tensor& floor_() const;
-  Tensor& ceil_() const;
-  Tensor& round_() const;
-  Tensor& trunc_() const;
-  Tensor& asin_() const;
-  Tensor& acos_() const;
-  Tensor& atan_() const;
-  Tensor& sinh_() const;
-  Tensor& cosh_() const;
-  Tensor& asinh_() const;
-  Tensor& acosh_() const;
-  Tensor& atanh_() const;
-  Tensor& exp2_() const;
-  Tensor& log2_() const;
-  Tensor& log10_() const;
-  Tensor& frac_() const;
-  Tensor& sgn_() const;
-  Tensor& sinc_() const;
-  Tensor& deg2rad_() const;
-  Tensor& rad2deg_() const;
-  Tensor& square_() const;
-  Tensor& logit_(std::optional<double> eps = {}) const;
+#include "ember/tensor_inplace_methods.inc"
 
   // ---- reductions
   Tensor sum(std::optional<ScalarType> dtype = {}) const;

@@ -42,6 +42,7 @@ void register_cpu_kernels() {
   register_cpu_index_kernels();
   register_cpu_pool_kernels();
   register_cpu_norm_kernels();
+  register_cpu_special_kernels();
 #if defined(EMBER_WITH_ONEDNN)
   register_cpu_library_kernels();
 #endif

@@ -14,6 +14,7 @@ void register_cpu_select_kernels();
 void register_cpu_index_kernels();
 void register_cpu_pool_kernels();
 void register_cpu_norm_kernels();
+void register_cpu_special_kernels();
 /// Vendor-library kernels (Note [Library kernels]): oneDNN's convolutions, in builds with it.
 void register_cpu_library_kernels();
 

@@ -244,6 +244,7 @@ void register_cuda_kernels() {
   install_backend(kCUDA, &cuda_backend());
   register_cuda_fill_kernels();
   register_cuda_unary_kernels();
+  register_cuda_special_kernels();
   register_cuda_binary_kernels();
   register_cuda_ternary_kernels();
   register_cuda_matmul_kernels();

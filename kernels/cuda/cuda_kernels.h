@@ -12,6 +12,7 @@ class StreamEvents;
 namespace ember::detail {
 
 void register_cuda_unary_kernels();
+void register_cuda_special_kernels();
 void register_cuda_binary_kernels();
 void register_cuda_ternary_kernels();
 void register_cuda_fill_kernels();

@@ -38,6 +38,9 @@ SavedSlots saved_slots(Op op) {
       return {0b011, 0b011};
     case Op::Zeta:
       return {0b000, 0b011};  // no derivative in x (as libtorch)
+    case Op::Igamma:
+    case Op::Igammac:
+      return {0b000, 0b011};  // no derivative in a (as libtorch)
     case Op::Remainder:
       return {0b000, 0b011};
     default:
@@ -153,6 +156,18 @@ std::shared_ptr<FormulaNode> make(Op op, const Tensor& a, const Tensor& b, std::
                       }
                       return {Tensor(), gb};
                     });
+    case Op::Igamma:
+    case Op::Igammac: {
+      // d/dx P(a, x) = x^(a-1) e^-x / Gamma(a), in logs; Q = 1 - P.
+      const bool lower = op == Op::Igamma;
+      return record(lower ? "IgammaBackward0" : "IgammacBackward0", {ia, ib}, {&y}, [lower](N& n, G& g) -> G {
+        EMBER_CHECK_TYPED(!n.needs(0), NotImplemented, "the derivative for '{}: input' is not implemented.",
+                          lower ? "igamma" : "igammac");
+        const Tensor a = n.saved(0), x = n.saved(1);
+        const Tensor density = exp((a - 1) * log(x) - x - lgamma(a));
+        return {Tensor(), lower ? g[0] * density : -g[0] * density};
+      });
+    }
     case Op::Remainder:
       return record(scalar && ia ? "RemainderBackward1" : "RemainderBackward0", {ia, ib}, {&y},
                     [s](N& n, G& g) -> G {

@@ -35,6 +35,7 @@ Uses uses(Op op) {
     case Op::I0e:
     case Op::I1:
     case Op::I1e:
+    case Op::Erfcx:
       return Uses::Input;
     default:
       return Uses::None;
@@ -140,6 +141,12 @@ std::shared_ptr<FormulaNode> make(Op op, const Tensor& x, Tensor& y, const OpPar
                              : special::i0e(safe) - special::i1e(safe) * (sgn(safe) + reciprocal(safe));
             return {g[0] * where(not_tiny, slope, 0.5)};
           });
+    case Op::Erfcx:
+      // d/dx erfcx(x) = 2 x erfcx(x) - 2 / sqrt(pi)
+      return record("SpecialErfcxBackward0", {in}, {&y}, [](N& n, G& g) -> G {
+        const Tensor x = n.saved(0);
+        return {g[0] * (2 * x * special::erfcx(x) - 1.1283791670955125738961589)};
+      });
     case Op::Reciprocal: return record("ReciprocalBackward0", {in}, {&y}, [](N& n, G& g) -> G {
         Tensor r = n.saved(0);
         return {g[0] * -(r * r)};

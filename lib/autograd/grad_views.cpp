@@ -127,14 +127,8 @@ Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides, int64
   Tensor y = forward([&] { return x.as_strided(sizes, strides, offset); });
   if (!requires_grad(x)) return y;
   const int64_t rel = offset - x.storage_offset();
-  int64_t last = rel;
-  bool empty = false;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    empty = empty || sizes[d] == 0;
-    last += (sizes[d] - 1) * strides[d];
-  }
   EMBER_CHECK_TYPED(
-      x.is_contiguous() && (empty || (rel >= 0 && last < x.numel())), NotImplemented,
+      x.is_contiguous() && region_within(sizes, strides, rel, x.numel()), NotImplemented,
       "as_strided: ember's autograd differentiates a view of a contiguous tensor that stays within "
       "its elements; clone() the input first (got sizes {}, strides {}, offset {} of a tensor of {} "
       "elements{})",

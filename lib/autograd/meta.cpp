@@ -59,6 +59,17 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
 // itself record. The region's flat positions in the dense base (an int64 constant) turn
 // its copies into gather and scatter_add, which are differentiable. CopySlices without
 // create_graph keeps its plain strided copies.
+bool region_within(IntArrayRef sizes, IntArrayRef strides, int64_t offset, int64_t numel, int64_t* last) {
+  int64_t end = offset;
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    empty = empty || sizes[d] == 0;
+    end += (sizes[d] - 1) * strides[d];
+  }
+  if (last) *last = end;
+  return empty || (offset >= 0 && end < numel);
+}
+
 Tensor region_positions(IntArrayRef base_sizes, IntArrayRef sizes, IntArrayRef strides, int64_t offset, Device device) {
   NoGradGuard no_grad;
   int64_t numel = 1;
@@ -80,14 +91,9 @@ void refresh_view_history(const Tensor& t, AutogradMeta& m) {
   const int64_t offset = t.storage_offset() - base.storage_offset();
   // The base may have been restrided in place (as_strided_, resize_) so that the view now
   // reaches outside its elements.
-  int64_t last = offset;
-  bool empty = false;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    empty = empty || sizes[d] == 0;
-    last += (sizes[d] - 1) * strides[d];
-  }
+  int64_t last = 0;
   EMBER_CHECK_TYPED(
-      empty || (offset >= 0 && last < base.numel()), NotImplemented,
+      region_within(sizes.ref(), strides.ref(), offset, base.numel(), &last), NotImplemented,
       "autograd: a view reaches outside its base's elements after the base was restrided in place "
       "(view offset {}, last position {}, base of {} elements); ember's autograd cannot map its "
       "gradient (clone() the view before restriding the base)",

@@ -56,6 +56,10 @@ void check_savable(const Tensor& t);
 /// After an in-place op `fn` on a view: the base's history becomes CopySlices (libtorch's
 /// node), which routes the viewed region's gradient through fn. Nothing for a non-view.
 void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn);
+/// Whether the view with sizes, strides and offset reads only positions [0, numel) of a dense
+/// base (an empty view reads none); *last receives its last position.
+bool region_within(IntArrayRef sizes, IntArrayRef strides, int64_t offset, int64_t numel,
+                   int64_t* last = nullptr);
 /// The flat positions, in a dense tensor of base_sizes, of the elements of its view with
 /// sizes, strides and offset (Note [Differentiable view regions]).
 Tensor region_positions(IntArrayRef base_sizes, IntArrayRef sizes, IntArrayRef strides, int64_t offset,

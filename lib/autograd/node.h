@@ -33,6 +33,13 @@ struct LambdaNode final : FormulaNode {
   F fn_;
 };
 
+/// A composed op's graph is its parts' nodes: the last one, y's grad_fn, takes libtorch's name
+/// for the whole (IndexReduceBackward0, LinalgLstsqBackward0, TBackward1, ...).
+inline void name_grad_fn(const Tensor& y, const char* name) {
+  if (std::shared_ptr<Node> fn = y.grad_fn())
+    if (auto* formula = dynamic_cast<FormulaNode*>(fn.get())) formula->name_ = name;
+}
+
 /// Records `fn` (variable_list(FormulaNode&, variable_list& grads)) as the grad_fn of
 /// `outputs`, with an edge per entry of `inputs` (null or not requiring grad: no edge).
 /// The caller fills saved_ afterwards: an output is saved once it has its grad_fn.

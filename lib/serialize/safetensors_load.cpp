@@ -25,6 +25,7 @@ namespace {
 struct Mapping {
   unsigned char* addr = nullptr;
   size_t size = 0;
+  unsigned char short_bytes[8] = {};  // a file too short to map (under 8 bytes), read instead
   ~Mapping() {
     if (addr) ::munmap(addr, size);
   }
@@ -45,8 +46,10 @@ std::shared_ptr<Mapping> map_file(const std::string& path) {
   }
   auto m = std::make_shared<Mapping>();
   m->size = size_t(st.st_size);
-  if (m->size < 8) {  // too short for the length: let the parser say so (mmap of 0 bytes fails)
+  if (m->size < 8) {  // too short for the length: the parser says so (mmap of 0 bytes fails)
+    const ssize_t got = ::read(fd, m->short_bytes, m->size);
     ::close(fd);
+    m->size = got > 0 ? size_t(got) : 0;
     return m;
   }
   void* a = ::mmap(nullptr, m->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
@@ -77,8 +80,8 @@ struct SafetensorsFile::Impl {
 SafetensorsFile::SafetensorsFile(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
   impl_->map = map_file(path);
-  static const unsigned char kNone[1] = {0};
-  impl_->header = detail::parse_safetensors(impl_->map->addr ? impl_->map->addr : kNone, impl_->map->size, path);
+  const Mapping& m = *impl_->map;
+  impl_->header = detail::parse_safetensors(m.addr ? m.addr : m.short_bytes, m.size, path);
 }
 SafetensorsFile::~SafetensorsFile() = default;
 SafetensorsFile::SafetensorsFile(SafetensorsFile&&) noexcept = default;

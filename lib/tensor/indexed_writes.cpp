@@ -391,9 +391,7 @@ Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
   full[size_t(d)] = n;
   const Tensor spread = idx.view(line).expand(full).contiguous();
   Tensor y = scatter_reduce(x, d, spread, src.expand(full), reduce, include_self);
-  if (std::shared_ptr<autograd::Node> fn = y.grad_fn())
-    if (auto* formula = dynamic_cast<autograd::FormulaNode*>(fn.get()))
-      formula->name_ = "IndexReduceBackward0";
+  autograd::name_grad_fn(y, "IndexReduceBackward0");
   return self.dim() == 0 ? y.reshape({}) : y;
 }
 Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,

@@ -20,10 +20,8 @@ Tensor& take_geometry(const Tensor& self, const Tensor& view, const char* node_n
   impl->storage_offset_ = view.storage_offset();
   impl->refresh();
   detail::bump_version(self);
-  if (std::shared_ptr<autograd::Node> fn = view.grad_fn()) {
-    if (auto* formula = dynamic_cast<autograd::FormulaNode*>(fn.get())) formula->name_ = node_name;
-    autograd::detail::set_history(self, fn, 0);
-  }
+  autograd::name_grad_fn(view, node_name);
+  if (std::shared_ptr<autograd::Node> fn = view.grad_fn()) autograd::detail::set_history(self, fn, 0);
   return const_cast<Tensor&>(self);
 }
 

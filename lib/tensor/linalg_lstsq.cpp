@@ -118,9 +118,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& a, const T
   }
   if (vector) solution = solution.squeeze(-1);
   // The solution's last node takes libtorch's name; the graph under it is pinv's and matmul's.
-  if (std::shared_ptr<autograd::Node> fn = solution.grad_fn())
-    if (auto* formula = dynamic_cast<autograd::FormulaNode*>(fn.get()))
-      formula->name_ = "LinalgLstsqBackward0";
+  autograd::name_grad_fn(solution, "LinalgLstsqBackward0");
   return {solution, residuals, rank, singular_values};
 }
 
