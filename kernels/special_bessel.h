@@ -59,10 +59,9 @@ EMBER_HOST_DEVICE inline T bessel_i0e_series(T ax) {
 
 // The series of exp(-|x|) I1(|x|) / |x| on [0, 8] and of exp(-|x|) sqrt(|x|) I1(|x|) past 8;
 // float drops the leading (smallest) terms of both, as libtorch's float tables do.
-/// full_tables: libtorch's special::modified_bessel_i1 keeps every term for float too.
 template <class T>
-EMBER_HOST_DEVICE inline T bessel_i1e_series(T ax, bool full_tables = false) {
-  const bool is_float = sizeof(T) == 4 && !full_tables;
+EMBER_HOST_DEVICE inline T bessel_i1e_series(T ax) {
+  constexpr bool is_float = sizeof(T) == 4;
   if (ax <= T(8)) {
     const T kI1eA[29] = {
         T(2.77791411276104639959e-18),  T(-2.11142121435816608115e-17), T(1.55363195773620046921e-16),

@@ -262,7 +262,7 @@ std::vector<OpEntry> make_table() {
   };
   for (const auto& [op, fn] : polynomials)
     set(op, binary([fn = fn](const Tensor& a, const Tensor& b) {
-          return fn((a * 0.6).clamp(-1.2, 1.2), b.abs() * 2.3);
+          return fn((a * 0.6).clamp(-1.2, 1.2), b.abs() * 5);
         }));
   // a > 0 and x >= 0: the domain of the incomplete gamma functions.
   set(Op::Igamma,

@@ -674,3 +674,19 @@ TEST_CASE("cuda: writes into overlapping memory are refused as on the CPU") {
   a.narrow(0, 0, 5).add_(a.narrow(0, 5, 5));
   CHECK(a.cpu().equal(tensor({10.0f, 14.0f, 18.0f, 22.0f, 26.0f, 10.0f, 12.0f, 14.0f, 16.0f, 18.0f})));
 }
+
+TEST_CASE(
+    "cuda: torch::special's float-only functions name the CUDA kernel, and a CPU scalar joins a GPU tensor") {
+  EMBER_REQUIRE_GPU();
+  const Tensor bf = ones({2}, TensorOptions(kBFloat16).device(kGpu));
+  CHECK_THROWS_MATCHES(special::bessel_j0(bf), NotImplemented,
+                       Catch::Message("\"bessel_j0_cuda\" not implemented for 'BFloat16'"));
+  CHECK_THROWS_MATCHES(special::chebyshev_polynomial_t(tensor(0.5), bf), NotImplemented,
+                       Catch::Message("\"chebyshev_polynomial_t_cuda\" not implemented for 'BFloat16'"));
+  // A 0-dim CPU degree with GPU points runs on the GPU, with the CPU's values.
+  const Tensor x = linspace(-1, 1, 9, kDouble);
+  CHECK(allclose(special::legendre_polynomial_p(x.to(kGpu), tensor(3.0, kDouble)).cpu(),
+                 special::legendre_polynomial_p(x, 3), 1e-14, 1e-14));
+  CHECK(allclose(igamma(full({9}, 2.5, kDouble).to(kGpu), x.abs().to(kGpu) * 4).cpu(),
+                 igamma(full({9}, 2.5, kDouble), x.abs() * 4), 1e-14, 1e-14));
+}

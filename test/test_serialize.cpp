@@ -239,6 +239,10 @@ TEST_CASE("serialize: each malformed file is rejected with the file, the tensor 
 
   CHECK(reject("abc") == "load: '" + p + "': file of 3 bytes is too short for the 8-byte header length");
   CHECK(reject("") == "load: '" + p + "': file of 0 bytes is too short for the 8-byte header length");
+  // 4 to 7 bytes: too short to map, long enough for the zip check (read from the file's own bytes).
+  CHECK(reject("abcde") == "load: '" + p + "': file of 5 bytes is too short for the 8-byte header length");
+  write_file(p, std::string("PK\x03\x04", 4));
+  CHECK_THROWS_AS(load(p), NotImplemented);
   CHECK(reject(raw_file("{}", 0, 100)) ==
         "load: '" + p + "': header length 100 runs past the end of the file (2 bytes after the length)");
   CHECK(reject(raw_file("{}", 0, UINT64_MAX - 3)) ==

@@ -47,10 +47,8 @@ inline void check_close(const ember::Tensor& e, const torch::Tensor& t, double t
   CHECK(worst <= tol);
 }
 
-/// Runs both sides on the same leaves (views applied inside the functions), then backward
-/// with the same random gradient, and compares the results and every leaf's gradient.
-// Within `ulps` units in the last place of libtorch's value (relative to it), NaN where it is NaN;
-// same sizes and dtype.
+/// Within `ulps` units in the last place of libtorch's value (relative to it), NaN where it is NaN;
+/// same sizes and dtype.
 inline void check_ulps(const ember::Tensor& e, const torch::Tensor& t, double ulps, const std::string& what) {
   INFO(what);
   const torch::Tensor mine = as_torch(e);
@@ -68,6 +66,8 @@ inline void check_ulps(const ember::Tensor& e, const torch::Tensor& t, double ul
   CHECK(differ.sum().item<int64_t>() == 0);
 }
 
+/// Runs both sides on the same leaves (views applied inside the functions), then backward
+/// with the same random gradient, and compares the results and every leaf's gradient.
 inline void same_forward_backward(
     const std::string& what, const std::vector<ember::Tensor>& leaves,
     const std::function<ember::Tensor(const std::vector<ember::Tensor>&)>& ours,

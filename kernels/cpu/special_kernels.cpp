@@ -1,6 +1,7 @@
 // CPU kernels of torch::special's Bessel functions, orthogonal polynomials, erfcx and the
 // incomplete gamma functions. Scalar code (no vector form exists), compiled once at the
 // baseline instruction set: every capability gives the same bits.
+#include "core/check.h"
 #include "core/dtype_dispatch.h"
 #include "cpu/cpu_loops.h"
 #include "cpu/register_cpu.h"
@@ -18,10 +19,14 @@ using EMBER_CPU_NS::elementwise_kernel;
 // float and double only, as libtorch's kernels for these functions.
 template <class F>
 void float_or_double(ScalarType dtype, F f) {
-  if (dtype == kFloat)
-    f(float{});
-  else
-    f(double{});
+  switch (dtype) {
+    case kFloat:
+      return f(float{});
+    case kDouble:
+      return f(double{});
+    default:
+      EMBER_THROW(NotImplemented, "special function kernel: expects float or double, got {}", name(dtype));
+  }
 }
 
 #define EMBER_SPECIAL_UNARY(kernel, fn)                            \

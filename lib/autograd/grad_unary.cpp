@@ -142,10 +142,11 @@ std::shared_ptr<FormulaNode> make(Op op, const Tensor& x, Tensor& y, const OpPar
             return {g[0] * where(not_tiny, slope, 0.5)};
           });
     case Op::Erfcx:
-      // d/dx erfcx(x) = 2 x erfcx(x) - 2 / sqrt(pi)
+      // d/dx erfcx(x) = 2 x erfcx(x) - 2 / sqrt(pi). erfcx(x) is recomputed from the saved input
+      // (one node saves one tensor here), where libtorch saves both.
       return record("SpecialErfcxBackward0", {in}, {&y}, [](N& n, G& g) -> G {
         const Tensor x = n.saved(0);
-        return {g[0] * (2 * x * special::erfcx(x) - 1.1283791670955125738961589)};
+        return {g[0] * (2 * x * special::erfcx(x) - M_2_SQRTPI)};
       });
     case Op::Reciprocal: return record("ReciprocalBackward0", {in}, {&y}, [](N& n, G& g) -> G {
         Tensor r = n.saved(0);

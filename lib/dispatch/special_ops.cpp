@@ -15,16 +15,22 @@ using detail::run_unary;
 
 namespace {
 
+// libtorch's kernel names end in the device the op runs on: a CUDA operand wins over a CPU
+// one (a 0-dim CPU tensor may join a CUDA one).
+const char* kernel_device(const Tensor& a, const Tensor& b = Tensor()) {
+  return (a.defined() && a.is_cuda()) || (b.defined() && b.is_cuda()) ? "cuda" : "cpu";
+}
+
 // libtorch's kernels for these take float and double only (AT_DISPATCH_FLOATING_TYPES);
 // integers reach them as the default dtype.
-void check_float_or_double(const char* kernel, ScalarType t, const Device& device) {
+void check_float_or_double(const char* kernel, ScalarType t, const char* device) {
   EMBER_CHECK_TYPED(t == kFloat || t == kDouble, NotImplemented, "\"{}_{}\" not implemented for '{}'", kernel,
-                    device.is_cpu() ? "cpu" : "cuda", detail::torch_name(t));
+                    device, detail::torch_name(t));
 }
 
 Tensor float_unary(Op op, const char* kernel, const Tensor& x) {
   EMBER_CHECK_ARG(x.defined(), "{}: undefined tensor", kernel);
-  check_float_or_double(kernel, detail::to_floating(x.dtype()), x.device());
+  check_float_or_double(kernel, detail::to_floating(x.dtype()), kernel_device(x));
   return run_unary(op, x, ComputeType::Floating);
 }
 
@@ -40,7 +46,10 @@ Tensor polynomial(Op op, const char* kernel, const A& x, const B& n) {
   EMBER_CHECK_ARG(t.defined(), "{}: undefined tensor", kernel);
   if constexpr (std::is_same_v<A, Tensor> && std::is_same_v<B, Tensor>)
     EMBER_CHECK_ARG(n.defined(), "{}: undefined tensor", kernel);
-  check_float_or_double(kernel, detail::to_floating(result_type(x, n)), t.device());
+  if constexpr (std::is_same_v<A, Tensor> && std::is_same_v<B, Tensor>)
+    check_float_or_double(kernel, detail::to_floating(result_type(x, n)), kernel_device(x, n));
+  else
+    check_float_or_double(kernel, detail::to_floating(result_type(x, n)), kernel_device(t));
   return run_binary(op, x, n, ComputeType::Floating);
 }
 
@@ -49,7 +58,7 @@ Tensor incomplete_gamma(Op op, const char* kernel, const Tensor& a, const Tensor
   EMBER_CHECK_ARG(a.defined() && x.defined(), "{}: undefined tensor", kernel);
   const ScalarType t = result_type(a, x);
   EMBER_CHECK_TYPED(is_floating_point(t), NotImplemented, "\"{}_{}\" not implemented for '{}'", kernel,
-                    a.device().is_cpu() ? "cpu" : "cuda", detail::torch_name(t));
+                    kernel_device(a, x), detail::torch_name(t));
   return run_binary(op, a, x, ComputeType::Promoted);
 }
 

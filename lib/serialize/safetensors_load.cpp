@@ -48,8 +48,10 @@ std::shared_ptr<Mapping> map_file(const std::string& path) {
   m->size = size_t(st.st_size);
   if (m->size < 8) {  // too short for the length: the parser says so (mmap of 0 bytes fails)
     const ssize_t got = ::read(fd, m->short_bytes, m->size);
+    const int e = errno;
     ::close(fd);
-    m->size = got > 0 ? size_t(got) : 0;
+    EMBER_CHECK_TYPED(got >= 0, IOError, "load: could not read '{}': {}", path, std::strerror(e));
+    m->size = size_t(got);
     return m;
   }
   void* a = ::mmap(nullptr, m->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
