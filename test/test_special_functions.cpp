@@ -180,6 +180,10 @@ TEST_CASE("special: the Bessel functions and polynomials are float/double only a
                        Catch::Message("\"igamma_cpu\" not implemented for 'Long'"));
   CHECK_THROWS_MATCHES(special::bessel_y1(Tensor()), ember::InvalidArgument,
                        Catch::Message("bessel_y1: undefined tensor"));
+  CHECK_THROWS_MATCHES(special::legendre_polynomial_p(0.5, Tensor()), ember::InvalidArgument,
+                       Catch::Message("legendre_polynomial_p: undefined tensor"));
+  CHECK_THROWS_MATCHES(special::hermite_polynomial_h(ember::ones({2}), Tensor()), ember::InvalidArgument,
+                       Catch::Message("hermite_polynomial_h: undefined tensor"));
   // Promotion as libtorch: mixed widths take the wider, integers with floats the float.
   CHECK(special::hermite_polynomial_h(ember::ones({2}, ember::kHalf), ember::ones({2})).dtype() ==
         ember::kFloat);

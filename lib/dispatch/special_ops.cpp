@@ -34,22 +34,18 @@ Tensor float_unary(Op op, const char* kernel, const Tensor& x) {
   return run_unary(op, x, ComputeType::Floating);
 }
 
+// A Scalar operand is always defined and lives on no device.
+bool defined(const Tensor& t) { return t.defined(); }
+bool defined(const Scalar&) { return true; }
+const Tensor& tensor_or_none(const Tensor& t) { return t; }
+Tensor tensor_or_none(const Scalar&) { return Tensor(); }
+
 // The polynomials: n is truncated to an integer inside the kernel, as libtorch's.
 template <class A, class B>
 Tensor polynomial(Op op, const char* kernel, const A& x, const B& n) {
-  const Tensor& t = [&]() -> const Tensor& {
-    if constexpr (std::is_same_v<A, Tensor>)
-      return x;
-    else
-      return n;
-  }();
-  EMBER_CHECK_ARG(t.defined(), "{}: undefined tensor", kernel);
-  if constexpr (std::is_same_v<A, Tensor> && std::is_same_v<B, Tensor>)
-    EMBER_CHECK_ARG(n.defined(), "{}: undefined tensor", kernel);
-  if constexpr (std::is_same_v<A, Tensor> && std::is_same_v<B, Tensor>)
-    check_float_or_double(kernel, detail::to_floating(result_type(x, n)), kernel_device(x, n));
-  else
-    check_float_or_double(kernel, detail::to_floating(result_type(x, n)), kernel_device(t));
+  EMBER_CHECK_ARG(defined(x) && defined(n), "{}: undefined tensor", kernel);
+  check_float_or_double(kernel, detail::to_floating(result_type(x, n)),
+                        kernel_device(tensor_or_none(x), tensor_or_none(n)));
   return run_binary(op, x, n, ComputeType::Floating);
 }
 
