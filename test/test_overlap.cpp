@@ -120,3 +120,44 @@ TEST_CASE("overlap: matmul_out into one of its inputs computes from the old valu
   matmul_out(a, a, b);
   CHECK(dvalues(a) == std::vector<double>{1, 3, 3, 7});
 }
+
+TEST_CASE("overlap: indexed writes share no memory with their source or index, as libtorch's") {
+  // libtorch's assert_no_overlap: for index_copy_, index_add_, scatter_ and put_ even the very
+  // same elements are refused, since the write order would decide the result.
+  Tensor m = arange(6.).reshape({3, 2});
+  const Tensor rows = tensor({0, 1, 2});
+  CHECK_THROWS_WITH(m.index_copy_(0, rows, m), "index_copy_(): " + kPartial);
+  CHECK_THROWS_WITH(m.index_add_(0, rows, m), "index_add_(): " + kPartial);
+  CHECK_THROWS_WITH(m.index_reduce_(0, rows, m, "prod"), "index_reduce_(): " + kPartial);
+  const Tensor zero_rows = zeros({3, 2}, kLong);
+  CHECK_THROWS_WITH(m.scatter_(0, zero_rows, m), "scatter: " + kPartial);
+  CHECK_THROWS_WITH(m.scatter_add_(0, zero_rows, m), "scatter_add: " + kPartial);
+  CHECK_THROWS_WITH(m.scatter_reduce_(0, zero_rows, m, "sum"), "scatter_reduce_: " + kPartial);
+  CHECK(dvalues(m) == iota(6));
+
+  Tensor a = arange(6.);
+  CHECK_THROWS_WITH(a.narrow(0, 0, 3).index_copy_(0, tensor({0, 1}), a.narrow(0, 1, 2)),
+                    "index_copy_(): " + kPartial);
+  CHECK_THROWS_WITH(a.put_(tensor({0, 1}), a.narrow(0, 1, 2)), "put_: " + kPartial);
+  CHECK_THROWS_WITH(a.index_put_({tensor({0, 1})}, a.narrow(0, 1, 2)), "index_put_: " + kPartial);
+  CHECK_THROWS_WITH(a.index_put_({tensor({0, 1, 2, 3, 4, 5})}, a), "index_put_: " + kPartial);
+  // The index tensor is an input too.
+  Tensor idx = tensor({0, 1, 2});
+  CHECK_THROWS_WITH(idx.index_copy_(0, idx, idx), "index_copy_(): " + kPartial);
+  // A written-to tensor with repeated elements.
+  Tensor e = zeros({1}).expand({3});
+  CHECK_THROWS_WITH(e.index_copy_(0, tensor({0}), ones({1})), "index_copy_(): " + kInternal);
+  CHECK_THROWS_WITH(e.index_add_(0, tensor({0}), ones({1})), "index_add_(): " + kInternal);
+  CHECK_THROWS_WITH(e.scatter_(0, tensor({0}), 2.0), "scatter: " + kInternal);
+  CHECK_THROWS_WITH(e.put_(tensor({0}), ones({1})), "put_: " + kInternal);
+  CHECK(dvalues(a) == iota(6));
+  CHECK(dvalues(idx) == iota(3));
+  CHECK(dvalues(e) == std::vector<double>{0, 0, 0});
+
+  // Disjoint parts of one storage, and a basic-index write of the very same elements, are fine.
+  Tensor b = arange(6.);
+  b.narrow(0, 0, 3).index_copy_(0, tensor({0, 2}), b.narrow(0, 3, 2));
+  CHECK(dvalues(b) == std::vector<double>{3, 1, 4, 3, 4, 5});
+  b.index_put_({indexing::Slice()}, b);
+  CHECK(dvalues(b) == std::vector<double>{3, 1, 4, 3, 4, 5});
+}

@@ -14,9 +14,10 @@
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
 #include "dispatch/kernel_table.h"
-#include "iter/elementwise_iter.h"
 #include "ember/device_api.h"
 #include "ember/ops.h"
+#include "iter/elementwise_iter.h"
+#include "iter/overlap.h"
 #include "placement/placement.h"
 #include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
@@ -223,6 +224,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   check_defined(*this, op, "self");
   check_defined(source, op, "source");
   detail::check_writable(*this);
+  detail::check_no_indexed_write_overlap(*this, {&index, &source}, op);
   if (EMBER_GRAD_RECORDING2(*this, source)) {
     autograd::detail::index_add_(const_cast<Tensor&>(*this), dim, index, source, alpha);
     return const_cast<Tensor&>(*this);
@@ -312,6 +314,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   check_defined(index, op, "index");
   check_defined(source, op, "source");
   detail::check_writable(*this);
+  detail::check_no_indexed_write_overlap(*this, {&index, &source}, op);
   if (EMBER_GRAD_RECORDING2(*this, source)) {
     autograd::detail::index_copy_(const_cast<Tensor&>(*this), dim, index, source);
     return const_cast<Tensor&>(*this);

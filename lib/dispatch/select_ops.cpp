@@ -14,6 +14,7 @@
 #include "dispatch/kernel_table.h"
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
+#include "iter/overlap.h"
 #include "placement/placement.h"
 #include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
@@ -75,6 +76,7 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
   check_defined(self, op, "self");
   check_defined(index, op, "index");
   detail::check_writable(self);
+  detail::check_no_indexed_write_overlap(self, {&index, src}, op);
   const int64_t d = detail::wrap_dim(dim, self.dim(), op);
   check_index_dims(op, self, index);
   if (src) {

@@ -64,6 +64,20 @@ void check_no_write_overlap(const Tensor& out, const Tensor* ins, int n, const c
   }
 }
 
+void check_no_input_overlap(const Tensor& out, const Tensor& in, const char* op) {
+  if (!in.defined() || in.storage() != out.storage()) return;
+  const MemOverlap o = overlap_status(out, in);
+  EMBER_CHECK_ARG(o != MemOverlap::Partial && o != MemOverlap::Full, "{}: {}", op, kInputOverlap);
+}
+
+void check_no_indexed_write_overlap(const Tensor& out, std::initializer_list<const Tensor*> ins,
+                                    const char* op) {
+  if (!out.defined()) return;  // the op's own check names the undefined operand
+  EMBER_CHECK_ARG(!has_internal_overlap(out), "{}: {}", op, kInternalOverlap);
+  for (const Tensor* in : ins)
+    if (in) check_no_input_overlap(out, *in, op);
+}
+
 void check_no_copy_overlap(const Tensor& out, const Tensor& src) {
   EMBER_CHECK_ARG(!has_internal_overlap(out), "copy_: {}", kInternalOverlap);
   if (src.storage() != out.storage()) return;

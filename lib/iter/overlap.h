@@ -3,6 +3,8 @@
 // MemOverlap.h): in-place, out= and copy_ refuse writes whose result would depend on
 // the order elements are visited in.
 
+#include <initializer_list>
+
 #include "ember/tensor.h"
 
 namespace ember::detail {
@@ -19,6 +21,15 @@ MemOverlap overlap_status(const Tensor& a, const Tensor& b);
 /// Throws unless `out` is safe to write elementwise while reading `ins` (undefined
 /// entries are skipped): no element of out written twice, no partial overlap with an input.
 void check_no_write_overlap(const Tensor& out, const Tensor* ins, int n, const char* op);
+
+/// libtorch's rule for writes at indexed places (index_copy_, index_add_, scatter_, put_ ...):
+/// no element of out written twice, and no memory shared with an input, not even the very
+/// same elements (null entries and undefined tensors are skipped).
+void check_no_indexed_write_overlap(const Tensor& out, std::initializer_list<const Tensor*> ins,
+                                    const char* op);
+
+/// libtorch's assert_no_overlap without the internal check (index_put_ only warns about that).
+void check_no_input_overlap(const Tensor& out, const Tensor& in, const char* op);
 
 /// copy_'s stricter rule: out may share no memory with src at all (the caller has already
 /// returned early when both name the very same elements).

@@ -14,6 +14,7 @@
 #include "dispatch/index_ops.h"
 #include "ember/ops.h"
 #include "ember/warning.h"
+#include "iter/overlap.h"
 #include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
@@ -293,6 +294,9 @@ void put_indexed(const Tensor& self, const std::vector<TensorIndex>& indices, co
   }
   if (EMBER_GRAD_RECORDING(self)) autograd::detail::check_inplace(self);  // before the views are made
   Parsed p = parse(self, indices);
+  // An advanced write may not read the memory it writes (a basic one goes through copy_,
+  // whose own rule allows the very same elements).
+  if (!p.adv.empty()) detail::check_no_input_overlap(self, value_in, "index_put_");
   // libtorch's copy into a basic-indexed view casts the value; its index_put_ does not.
   EMBER_CHECK_ARG(value.dtype() == self.dtype() || (from_index_list && p.adv.empty()),
                   "Index put requires the source and destination dtypes match, got {} for the destination and {} for "

@@ -16,6 +16,7 @@
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
 #include "iter/elementwise_iter.h"
+#include "iter/overlap.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -147,6 +148,7 @@ Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) c
   return ember::put(*this, index, source, accumulate);
 }
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) const {
+  detail::check_no_indexed_write_overlap(*this, {&index, &source}, "put_");
   return copy_(ember::put(*this, index, source, accumulate));
 }
 
@@ -345,6 +347,7 @@ Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& sr
 }
 Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                                 bool include_self) const {
+  detail::check_no_indexed_write_overlap(*this, {&index, &src}, "scatter_reduce_");
   // From a copy: the backward reads self as it was, which the copy_ below overwrites.
   return copy_(ember::scatter_reduce(clone(), dim, index, src, reduce, include_self));
 }
@@ -400,6 +403,7 @@ Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& sour
 }
 Tensor& Tensor::index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
                               bool include_self) const {
+  detail::check_no_indexed_write_overlap(*this, {&index, &source}, "index_reduce_()");
   // From a copy: the backward reads self as it was, which the copy_ below overwrites.
   return copy_(ember::index_reduce(clone(), dim, index, source, reduce, include_self));
 }

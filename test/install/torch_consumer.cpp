@@ -1,5 +1,10 @@
 // A libtorch program, unchanged, built against the installed ember::torch drop-in.
 #include <torch/torch.h>
+// Other libtorch header paths, answered by the drop-in's generated headers.
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/script.h>
 
 #include <iostream>
 

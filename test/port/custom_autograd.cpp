@@ -1,6 +1,7 @@
 // A libtorch program, unchanged: custom autograd functions in libtorch's forms (a tensor
 // argument with a default, a double argument kept in saved_data), checked against the
 // gradients of the same computation written with built-in ops.
+#include <torch/csrc/autograd/custom_function.h>
 #include <torch/torch.h>
 
 #include <iostream>
