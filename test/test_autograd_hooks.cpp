@@ -20,7 +20,8 @@ TEST_CASE("autograd hooks: a post-accumulate hook sees the accumulated gradient"
   w.remove_hook(id);
   (w * 1).sum().backward();
   CHECK(seen.size() == 2);
-  ember_test::expect_throw<InvalidArgument>([&] { (void)w.remove_hook(id); }, "remove_hook: invalid hook handle");
+  ember_test::expect_throw<InvalidArgument>([&] { (void)w.remove_hook(id); },
+                                            "remove_hook: Invalid index, no hook at position");
 }
 
 TEST_CASE("autograd hooks: post-accumulate hooks are for leaves that require grad") {
@@ -46,4 +47,65 @@ TEST_CASE("autograd hooks: final callbacks run once after every node of the pass
   CHECK(events[2] == "final");
   CHECK(events[3] == "queued by final");
   ember_test::expect_throw<InvalidArgument>([&] { (void)autograd::queue_callback([] {}); }, "queue_callback: Final callbacks can only be installed during backward pass.");
+}
+
+namespace {
+// libtorch 1.13's handler form: process(SourceLocation, msg, verbatim).
+struct Messages : WarningHandler {
+  std::vector<std::string> seen;
+  void process(const SourceLocation&, const std::string& msg, bool) override { seen.push_back(msg); }
+};
+}  // namespace
+
+TEST_CASE("autograd hooks: a hook that returns nothing sees the gradient and leaves it") {
+  Tensor x = tensor({1.0, 2.0}, kDouble).requires_grad_(true);
+  std::vector<double> seen;
+  x.register_hook([&](const Tensor& g) { seen = ember_test::dvalues(g); });
+  Tensor y = x * 3;
+  y.register_hook([](Tensor g) { (void)g; });  // by value, as libtorch's tests write it
+  y.sum().backward();
+  CHECK(seen == std::vector<double>{3, 3});
+  CHECK(ember_test::dvalues(x.grad()) == std::vector<double>{3, 3});
+  ember_test::expect_throw<InvalidArgument>([&] { x.remove_hook(12345); },
+                                            "remove_hook: Invalid index, no hook at position 12345");
+}
+
+TEST_CASE("autograd hooks: backward(inputs=) accumulates into the given tensors only") {
+  Tensor a = tensor({1.0, 2.0}, kDouble).requires_grad_(true);
+  Tensor b = tensor({3.0, 4.0}, kDouble).requires_grad_(true);
+  Tensor h = a * b;  // a non-leaf input
+  Tensor loss = (h * a).sum();
+  loss.backward({}, /*retain_graph=*/true, /*create_graph=*/false, {{b, h}});
+  CHECK_FALSE(a.grad().defined());
+  CHECK(ember_test::dvalues(b.grad()) == std::vector<double>{1, 4});  // a * a
+  CHECK(ember_test::dvalues(h.grad()) == std::vector<double>{1, 2});  // a
+  autograd::backward({loss}, {}, /*retain_graph=*/true, false, {b});
+  CHECK(ember_test::dvalues(b.grad()) == std::vector<double>{2, 8});  // accumulated
+  const std::vector<Tensor> none;
+  ember_test::expect_throw<InvalidArgument>([&] { loss.backward({}, true, false, TensorList(none)); },
+                                            "'inputs' argument to backward() cannot be empty.");
+  ember_test::expect_throw<InvalidArgument>([&] { autograd::grad({loss}, {}); },
+                                            "grad requires non-empty inputs.");
+}
+
+TEST_CASE("autograd hooks: libtorch's warnings for a non-leaf grad() and for create_graph in backward") {
+  Messages messages;
+  WarningUtils::WarningHandlerGuard guard(&messages);
+  WarningUtils::WarnAlways always;
+  Tensor x = tensor({1.0, 2.0}, kDouble).requires_grad_(true);
+  Tensor y = x * 2;
+  CHECK_FALSE(y.grad().defined());
+  REQUIRE(messages.seen.size() == 1);
+  CHECK(messages.seen[0].rfind("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed.",
+                               0) == 0);
+  CHECK_FALSE(x.grad().defined());  // a leaf: no warning
+  y.retain_grad();
+  CHECK_FALSE(y.grad().defined());  // retains its grad: no warning
+  CHECK(messages.seen.size() == 1);
+  (x * x).sum().backward({}, {}, /*create_graph=*/true);
+  REQUIRE(messages.seen.size() == 2);
+  CHECK(messages.seen[1].rfind("Using backward() with create_graph=True will create a reference cycle", 0) ==
+        0);
+  autograd::grad({(x * x).sum()}, {x}, {}, {}, /*create_graph=*/true);
+  CHECK(messages.seen.size() == 2);  // grad() does not warn
 }

@@ -156,3 +156,75 @@ TEST_CASE("custom function: gradients of unused outputs are zeros unless materia
   CHECK(dvalues(x.grad()) == std::vector<double>{3, 3});
   g_materialize = true;
 }
+
+namespace {
+// Returns x unchanged in forward and no gradient in backward.
+struct NoGradient : autograd::Function<NoGradient> {
+  static Tensor forward(AutogradContext*, const Tensor& x) { return x * 1; }
+  static variable_list backward(AutogradContext*, variable_list) { return {Tensor()}; }
+};
+
+// Doubles x in place and says so.
+struct DoubleInPlace : autograd::Function<DoubleInPlace> {
+  static Tensor forward(AutogradContext* ctx, Tensor x) {
+    x.mul_(2);
+    ctx->mark_dirty({x});
+    return x;
+  }
+  static variable_list backward(AutogradContext*, variable_list grads) { return {grads[0] * 2}; }
+};
+
+// Records whether backward saw materialized zeros or undefined gradients.
+struct SeesGrad : autograd::Function<SeesGrad> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& x, bool materialize) {
+    ctx->set_materialize_grads(materialize);
+    return x.clone();
+  }
+  static variable_list backward(AutogradContext*, variable_list grads) {
+    seen_defined = grads[0].defined();
+    if (seen_defined) seen_sum = grads[0].sum().item<double>();
+    return {grads[0], Tensor()};
+  }
+  static inline bool seen_defined = false;
+  static inline double seen_sum = -1;
+};
+}  // namespace
+
+TEST_CASE("custom function: an undefined gradient passes through built-in nodes as undefined") {
+  Tensor x = tensor({1.0, 2.0}, kDouble).requires_grad_(true);
+  NoGradient::apply(x.pow(2)).sum().backward();  // PowBackward gets no gradient, and gives none
+  CHECK_FALSE(x.grad().defined());
+}
+
+TEST_CASE("custom function: mark_dirty bumps the version of the input written in place") {
+  Tensor leaf = tensor({1.0, 2.0}, kDouble).requires_grad_(true);
+  Tensor x = leaf.clone();
+  const uint32_t before = x._version();
+  Tensor y = DoubleInPlace::apply(x);
+  CHECK(x._version() >= before + 1);
+  CHECK(dvalues(x) == std::vector<double>{2, 4});
+  y.sum().backward();
+  CHECK(dvalues(leaf.grad()) == std::vector<double>{2, 2});
+}
+
+TEST_CASE("custom function: UndefinedGrad hands undefined gradients, materialized as zeros or not") {
+  Tensor x = tensor({1.0, 2.0}, kDouble).requires_grad_(true);
+  autograd::variable_list through = autograd::UndefinedGrad().apply({x});
+  REQUIRE(through.size() == 1);
+  CHECK(through[0].grad_fn()->name() == "UndefinedGradBackward");
+  SeesGrad::apply(through[0], true).sum().backward();
+  CHECK_FALSE(x.grad().defined());  // UndefinedGradBackward gave x nothing
+  // SeesGrad's output got a gradient; UndefinedGrad in front of a custom function's output
+  // makes the function's backward see zeros or undefined.
+  Tensor z = tensor({3.0}, kDouble).requires_grad_(true);
+  SeesGrad::seen_defined = true;
+  autograd::UndefinedGrad().apply({SeesGrad::apply(z, false)})[0].sum().backward();
+  CHECK_FALSE(SeesGrad::seen_defined);
+  SeesGrad::seen_sum = -1;
+  autograd::UndefinedGrad().apply({SeesGrad::apply(z, true)})[0].sum().backward();
+  CHECK(SeesGrad::seen_defined);
+  CHECK(SeesGrad::seen_sum == 0);
+  CHECK(autograd::make_variable(x, true).requires_grad());
+  CHECK(autograd::make_variable(x).is_leaf());
+  CHECK_FALSE(autograd::make_variable(x).requires_grad());
+}

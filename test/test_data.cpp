@@ -618,3 +618,31 @@ TEST_CASE("data: progress lines", "[data]") {
   CHECK(n == 5);
   CHECK(loader_log.str().find("epoch 3/3 100.0%") != std::string::npos);
 }
+
+TEST_CASE("data: a sampler through save / load keeps its place; Queue::pop times out as libtorch's",
+          "[data]") {
+  ember_test::TempDir dir;
+  const std::string path = dir.path + "/sampler.safetensors";
+  sp::SequentialSampler sampler(10);
+  sampler.next(3);
+  save(sampler, path);  // torch::save(sampler, path): through the sampler's archive operators
+  sp::SequentialSampler resumed(10);
+  load(resumed, path);
+  CHECK(resumed.index() == 3);
+  CHECK(*resumed.next(2) == std::vector<size_t>{3, 4});
+  std::stringstream bytes;
+  manual_seed(5);
+  sp::RandomSampler random(6);
+  random.next(2);
+  save(random, bytes);
+  const auto rest = *random.next(4);
+  sp::RandomSampler restored(6);
+  load(restored, bytes);
+  CHECK(*restored.next(4) == rest);
+
+  data::detail::Queue<int> queue;
+  queue.push(7);
+  CHECK(queue.pop(std::chrono::milliseconds(10)) == 7);
+  CHECK_THROWS_WITH(queue.pop(std::chrono::milliseconds(10)),
+                    "Timeout in DataLoader queue while waiting for next batch (timeout was 10 ms)");
+}

@@ -309,3 +309,54 @@ TEST_CASE("inference mode: inference tensors made on another device and by every
   CHECK(ones({2, 2}).t().contiguous().is_inference());
   CHECK(std::get<0>(ones({3}).max(0)).is_inference());
 }
+
+TEST_CASE(
+    "inference mode: views of a grad-requiring tensor taken with grad off require grad, as libtorch's") {
+  // libtorch 1.13 (checked in Python): such a view requires grad, has no grad_fn, and
+  // refuses an in-place write with grad mode on (ember records nothing through it).
+  const std::string kNoGradViewWrite =
+      "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+      "this "
+      "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
+      "view "
+      "and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or "
+      "both "
+      "outside (if you want the inplace to be tracked).";
+  Tensor x = ones({2, 3}).requires_grad_();
+  Tensor v, w, plain_view;
+  {
+    NoGradGuard no_grad;
+    v = x.select(0, 0);
+    plain_view = ones({2}).select(0, 0);
+    v.mul_(1);  // with grad off: allowed
+  }
+  {
+    InferenceMode guard;
+    w = x.select(0, 1);
+  }
+  CHECK(v.requires_grad());
+  CHECK(v.is_leaf());
+  CHECK(v.grad_fn() == nullptr);
+  CHECK(w.requires_grad());
+  CHECK_FALSE(plain_view.requires_grad());
+  CHECK_THAT(message_of([&] { v.mul_(2); }), Equals(kNoGradViewWrite));
+  CHECK_THAT(message_of([&] { v.mul_(x.select(0, 1)); }), Equals(kNoGradViewWrite));  // a recorded write
+  Tensor u = v.narrow(0, 0, 2);  // a view of it, with grad on: the same refusal
+  CHECK(u.requires_grad());
+  CHECK_THAT(message_of([&] { u.add_(1); }), Equals(kNoGradViewWrite));
+  CHECK(dvalues(x) == std::vector<double>{1, 1, 1, 1, 1, 1});
+  // A view taken with grad on is an ordinary recorded view.
+  Tensor r = x.select(0, 0);
+  CHECK(r.grad_fn() != nullptr);
+  CHECK_THAT(message_of([&] { r.add_(1); }),
+             Equals("a view of a leaf Variable that requires grad is being used in an in-place operation."));
+  // detach() under no_grad is not a view and does not require grad.
+  Tensor d;
+  {
+    NoGradGuard no_grad;
+    d = x.detach();
+  }
+  CHECK_FALSE(d.requires_grad());
+  d.add_(1);
+  CHECK(dvalues(x) == std::vector<double>{2, 2, 2, 2, 2, 2});
+}

@@ -129,7 +129,7 @@ TEST_CASE("nn module: registration errors name the offending entry and change no
   CHECK(m.named_parameters(false).size() == 1);
   CHECK(m.children().size() == 1);
   // a module on the stack has no shared_ptr to list itself with
-  CHECK_THROWS_WITH(m.modules(), Contains("not held by a shared_ptr"));
+  CHECK_THROWS_WITH(m.modules(), Contains("but it is not stored in a shared_ptr (M)"));
   CHECK(m.modules(false).size() == 1);
 }
 
@@ -161,22 +161,29 @@ TEST_CASE("nn module: to(kDouble) converts in place; the same leaves keep names,
   CHECK(y.dtype() == kDouble);
   y.sum().backward();
   CHECK(dvalues(lin->bias.grad()) == std::vector<double>{2, 2});
-  // integer buffers keep their dtype
+  // As libtorch's Module::to: integer buffers convert too (Python's nn.Module.to skips them).
   nn::Module m("M");
-  m.register_buffer("steps", zeros({1}, kInt64));
+  m.register_buffer("steps", full({1}, 3, kInt64));
   m.to(kFloat);
-  CHECK(m.named_buffers()["steps"].dtype() == kInt64);
+  CHECK(m.named_buffers()["steps"].dtype() == kFloat);
+  CHECK(dvalues(m.named_buffers()["steps"]) == std::vector<double>{3});
+  // A parameter that requires grad cannot become an integer; nothing converts then.
+  ember_test::expect_throw<InvalidArgument>(
+      [&] { lin->to(kInt32); },
+      "data set to a tensor that requires gradients must be floating point or complex dtype");
+  CHECK(lin->weight.dtype() == kDouble);
+  CHECK(lin->bias.dtype() == kDouble);
   lin->to(Device(kCPU, 0));
   CHECK(lin->weight.device() == Device(kCPU, 0));
 }
 
-TEST_CASE("nn module: zero_grad clears or zeroes, apply visits every module parents first") {
+TEST_CASE("nn module: zero_grad zeroes (libtorch 1.13's default) or clears, apply visits parents first") {
   nn::Sequential s(nn::Linear(2, 2), nn::ReLU(), nn::Linear(2, 1));
   s->forward(ones({1, 2})).sum().backward();
   for (auto& p : s->parameters()) CHECK(p.grad().defined());
-  s->zero_grad(false);
-  for (auto& p : s->parameters()) CHECK(dvalues(p.grad()) == std::vector<double>(size_t(p.numel()), 0.0));
   s->zero_grad();
+  for (auto& p : s->parameters()) CHECK(dvalues(p.grad()) == std::vector<double>(size_t(p.numel()), 0.0));
+  s->zero_grad(/*set_to_none=*/true);
   for (auto& p : s->parameters()) CHECK_FALSE(p.grad().defined());
   std::vector<std::string> seen;
   s->apply([&](const std::string& name, nn::Module& m) { seen.push_back(name + ":" + m.name()); });
@@ -392,4 +399,60 @@ TEST_CASE("nn losses: MSELoss reductions and CrossEntropyLoss with weight, ignor
                     Equals("cross_entropy: Expected input batch_size (2) to match target batch_size (3)."));
   CHECK_THROWS_WITH(weighted(xf, tensor({0, 1}, kInt32)),
                     Equals("cross_entropy: expected scalar type Long but found Int (class-index targets)"));
+}
+
+TEST_CASE("nn Bilinear: libtorch's initial values, outputs, printing, gradients and errors") {
+  manual_seed(0);
+  nn::Bilinear m(5, 3, 2);
+  // Printed by libtorch 1.13 for the same seed and inputs.
+  CHECK(m->weight[0][0][0].item<float>() == Approx(-0.0033482077997177839).epsilon(1e-6));
+  CHECK(m->weight[1][4][2].item<float>() == Approx(-0.11321894079446793).epsilon(1e-6));
+  CHECK(m->bias[1].item<float>() == Approx(0.38639289140701294).epsilon(1e-6));
+  const Tensor x1 = arange(10, kFloat).view({2, 5}) / 10;
+  const Tensor x2 = arange(6, kFloat).view({2, 3}) / 5 - 0.5;
+  const std::vector<double> y = dvalues(m(x1, x2));
+  const std::vector<double> want = {-0.048080101609230042, 0.48315513134002686, -0.44485801458358765,
+                                    0.60337334871292114};
+  for (size_t i = 0; i < want.size(); ++i) CHECK(y[i] == Approx(want[i]).margin(1e-6));
+  std::ostringstream printed;
+  printed << *m;
+  CHECK(printed.str() == "ember::nn::Bilinear(in1_features=5, in2_features=3, out_features=2, bias=true)");
+  // Leading dims, and the float64 gradient of every operand.
+  CHECK(bilinear(ones({2, 2, 5}), ones({2, 2, 3}), m->weight).sizes() == IntArrayRef({2, 2, 2}));
+  auto leaf = [](IntArrayRef s) { return (rand(s, kDouble) - 0.5).requires_grad_(); };
+  CHECK(autograd::gradcheck(
+      [](const autograd::variable_list& v) {
+        return autograd::variable_list{nn::functional::bilinear(v[0], v[1], v[2], v[3])};
+      },
+      {leaf({3, 4}), leaf({3, 2}), leaf({2, 4, 2}), leaf({2})}));
+  using ember_test::expect_throw;
+  const Tensor w = m->weight, b = m->bias;
+  expect_throw<InvalidArgument>(
+      [&] {
+        bilinear(ones({4, 5}), ones({4, 3, 1}), w, b);
+      },
+      "bilinear(): input dimensions do not match: got 2 and 3");
+  expect_throw<InvalidArgument>(
+      [&] {
+        bilinear(ones({4, 5}), ones({3, 3}), w, b);
+      },
+      "bilinear(): input batch dimensions do not match at dim 0: got 4 and 3");
+  expect_throw<InvalidArgument>(
+      [&] {
+        bilinear(ones({4, 4}), ones({4, 3}), w, b);
+      },
+      "bilinear(): input1 size does not match weight size: got 4 but expected 5");
+  expect_throw<InvalidArgument>(
+      [&] {
+        bilinear(ones({4, 5}), ones({4, 4}), w, b);
+      },
+      "bilinear(): input2 size does not match weight size: got 4 but expected 3");
+  expect_throw<InvalidArgument>(
+      [&] {
+        bilinear(ones({4, 5}), ones({4, 3}), w, ones({3}));
+      },
+      "bilinear(): bias size does not match weight size: got 3 but expected 2");
+  nn::Bilinear no_bias(nn::BilinearOptions(2, 2, 1).bias(false));
+  CHECK_FALSE(no_bias->bias.defined());
+  CHECK(no_bias->parameters().size() == 1);
 }

@@ -419,7 +419,9 @@ TEST_CASE("nn module: apply in every form, named_modules / named_children, as<T>
   Plain stack_module;
   CHECK_THROWS_WITH(
       stack_module.apply([](const std::shared_ptr<nn::Module>&) {}),
-      Contains("apply: this module ((anonymous namespace)::Plain) is not held by a shared_ptr"));
+      Contains(
+          "apply: It looks like you attempted to retrieve your top-level module as a shared_ptr, but it is "
+          "not stored in a shared_ptr ((anonymous namespace)::Plain)"));
   CHECK(s->named_modules("m").keys() == std::vector<std::string>{"m", "m.0", "m.1", "m.1.0", "m.1.1"});
   CHECK(s->named_modules("", false).keys() == std::vector<std::string>{"0", "1", "1.0", "1.1"});
   CHECK(s->named_children().keys() == std::vector<std::string>{"0", "1"});

@@ -87,6 +87,32 @@ TEST_CASE("nn loss: binary_cross_entropy with weight, the -100 log clamp and the
       F::binary_cross_entropy(f.pin, ones({2, 2}, kDouble)),
       Equals("binary_cross_entropy: Using a target size ([2, 2]) that is different to the input "
              "size ([2, 3]) is deprecated. Please ensure they have the same size."));
+  // ATen's op pairs the elements in order when only the shapes differ (libtorch 1.13's XOR tests).
+  const Tensor column = tensor({{0.2}, {0.7}, {0.9}}, kDouble);
+  const Tensor labels = tensor({0.0, 1.0, 1.0}, kDouble);
+  CHECK(scalar(binary_cross_entropy(column, labels)) ==
+        Approx(scalar(binary_cross_entropy(column, labels.view({3, 1})))).epsilon(kRel));
+  values(binary_cross_entropy(column, labels, {}, kNone).flatten(),
+         {-std::log(0.8), -std::log(0.7), -std::log(0.9)});
+  CHECK_THROWS_AS(binary_cross_entropy(column, tensor({0.0, 1.0}, kDouble)), InvalidArgument);
+  CHECK_THROWS_AS(F::binary_cross_entropy(column, labels), InvalidArgument);
+}
+
+TEST_CASE("nn loss: binary_cross_entropy_with_logits has sigmoid(x) - t as its gradient, also at x = 0") {
+  const Tensor x = tensor({0.0, 0.0, 2.0, -3.0}, kDouble).requires_grad_();
+  const Tensor t = tensor({0.0, 1.0, 0.25, 1.0}, kDouble);
+  F::binary_cross_entropy_with_logits(x, t, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(kSum))
+      .backward();
+  values(x.grad(), {0.5, -0.5, 1 / (1 + std::exp(-2.0)) - 0.25, 1 / (1 + std::exp(3.0)) - 1});
+  // With pos_weight p: (1 + (p - 1) t) sigmoid(x) - p t.
+  const Tensor z = zeros({2}, kDouble).requires_grad_();
+  F::binary_cross_entropy_with_logits(
+      z, tensor({1.0, 0.0}, kDouble),
+      F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(tensor({3.0, 3.0}, kDouble)).reduction(kSum))
+      .backward();
+  values(z.grad(), {3 * 0.5 - 3, 0.5});
+  CHECK(check([](const variable_list& v) { return F::binary_cross_entropy_with_logits(v[0], v[1]); },
+              {leaf({2, 3}), prob_leaf({2, 3})}));
 }
 
 TEST_CASE("nn loss: kl_div with batchmean, log_target and targets of 0") {

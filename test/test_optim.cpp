@@ -193,12 +193,12 @@ TEST_CASE("optim: zero_grad sets gradients to none or to zeros") {
   SGD opt({p}, SGDOptions(0.1));
   (p * p).sum().backward();
   REQUIRE(p.grad().defined());
-  opt.zero_grad(false);
+  opt.zero_grad();  // libtorch 1.13's default: zeros
   REQUIRE(p.grad().defined());
   check_close(dvalues(p.grad()), {0, 0, 0}, 0);
   (p * p).sum().backward();  // accumulates into the zeroed gradient
   check_close(dvalues(p.grad()), {1.0, -2.5, 4.0}, 0);
-  opt.zero_grad();
+  opt.zero_grad(/*set_to_none=*/true);
   CHECK_FALSE(p.grad().defined());
 }
 
@@ -494,9 +494,17 @@ TEST_CASE("optim: the Optimizer base takes a user's optimizer written for libtor
 }
 
 TEST_CASE("optim: add_parameters appends to the first group; parameters() and state() as libtorch") {
+  struct Deprecations : WarningHandler {
+    std::vector<std::string> seen;
+    void process(const Warning& w) override { seen.push_back(w.msg()); }
+  } deprecations;
+  WarningUtils::WarningHandlerGuard guard(&deprecations);
   Tensor a = param(), b = param();
   SGD opt({a}, SGDOptions(0.1));
+  CHECK(deprecations.seen.empty());
   opt.add_parameters({b});
+  CHECK(deprecations.seen ==
+        std::vector<std::string>{"Optimizer::add_parameters() will be removed in PyTorch 1.6"});
   REQUIRE(opt.param_groups().size() == 1);
   CHECK(opt.parameters().size() == 2);
   CHECK(opt.size() == 2);
@@ -592,4 +600,22 @@ TEST_CASE("optim: a verbose ReduceLROnPlateauScheduler prints libtorch's line") 
   std::cout.rdbuf(old);
   CHECK(out.str() == "Epoch 2: reducing learning rate of group 0 to 0.05\n");
   CHECK(std::cout.precision() == precision);
+}
+
+TEST_CASE("optim: options and param states compare by value, as libtorch's operator==") {
+  CHECK(SGDOptions(0.1).momentum(0.9) == SGDOptions(0.1).momentum(0.9));
+  CHECK(SGDOptions(0.1) != SGDOptions(0.1).nesterov(true));
+  CHECK(AdamOptions(1e-3).betas(std::make_tuple(0.8, 0.9)) != AdamOptions(1e-3));
+  CHECK(AdamWOptions() == AdamWOptions());
+  AdamParamState x, y;
+  x.step(2);
+  y.step(2);
+  x.exp_avg(tensor({1.0, 2.0}));
+  y.exp_avg(tensor({1.0, 2.0}));
+  CHECK(x == y);
+  y.exp_avg(tensor({1.0, 3.0}));
+  CHECK(x != y);
+  y.exp_avg(tensor({1.0, 2.0}));
+  y.step(3);
+  CHECK(x != y);
 }

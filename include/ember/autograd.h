@@ -67,6 +67,12 @@ class EMBER_API InferenceMode {
 
 namespace autograd {
 
+// libtorch also names the grad-mode guards under torch::autograd.
+using ::ember::AutoGradMode;
+using ::ember::GradMode;
+using ::ember::InferenceMode;
+using ::ember::NoGradGuard;
+
 /// libtorch's autograd spellings: a Variable is a Tensor.
 using Variable = Tensor;
 using variable_list = std::vector<Tensor>;
@@ -272,9 +278,24 @@ struct Function {
 EMBER_API variable_list grad(const variable_list& outputs, const variable_list& inputs,
                              const variable_list& grad_outputs = {}, std::optional<bool> retain_graph = {},
                              bool create_graph = false, bool allow_unused = false);
-/// Accumulates the gradients of `tensors` into the leaves' .grad() (torch::autograd::backward).
+/// Accumulates the gradients of `tensors` into the leaves' .grad() (torch::autograd::backward),
+/// or, when `inputs` are given, into those tensors' .grad() only (leaves or not).
 EMBER_API void backward(const variable_list& tensors, const variable_list& grad_tensors = {},
-                        std::optional<bool> retain_graph = {}, bool create_graph = false);
+                        std::optional<bool> retain_graph = {}, bool create_graph = false,
+                        const variable_list& inputs = {});
+
+/// A new leaf that shares `data`'s elements (torch::autograd::make_variable).
+inline Variable make_variable(const Tensor& data, bool requires_grad = false) {
+  Tensor v = data.detach();
+  if (requires_grad) v.requires_grad_(true);
+  return v;
+}
+
+/// libtorch's UndefinedGrad (functions/basic_ops.h): passes its inputs through, and in
+/// backward hands undefined gradients to them.
+struct EMBER_API UndefinedGrad {
+  variable_list apply(variable_list&& inputs);
+};
 
 /// Runs `callback` on this thread once the current backward pass has run every node
 /// (torch's Engine::queue_callback); InvalidArgument outside a backward pass.

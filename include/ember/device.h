@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <string>
 
 #include "ember/export.h"
@@ -36,6 +37,7 @@ EMBER_API void register_privateuse1_name(const std::string& name);
 
 class EMBER_API Device {
  public:
+  using Type = DeviceType;
   /// index -1 means "the current device of that type", resolved when used; for the CPU it
   /// is cpu:0 (Note [CPU device index]).
   Device(DeviceType type, int index = -1) : type_(type), index_(static_cast<int16_t>(index)) {
@@ -80,3 +82,9 @@ struct std::hash<ember::Device> {
     return (static_cast<size_t>(d.type()) << 16) ^ static_cast<size_t>(d.compared_index() + 1);
   }
 };
+
+namespace ember {
+/// libtorch's printing: "cpu", "cuda:1" (Device::str()); a device type in lower case.
+EMBER_API std::ostream& operator<<(std::ostream& stream, const Device& device);
+EMBER_API std::ostream& operator<<(std::ostream& stream, DeviceType type);
+}  // namespace ember

@@ -12,6 +12,9 @@ namespace ember {
 class EMBER_API Error : public std::runtime_error {
  public:
   explicit Error(const std::string& msg) : std::runtime_error(msg) {}
+  /// libtorch's name for the message (ember's errors carry no backtrace).
+  const char* what_without_backtrace() const noexcept { return what(); }
+  const char* msg() const noexcept { return what(); }
 };
 
 /// Bad device string, shape, dtype, dim or index; a device that does not exist.

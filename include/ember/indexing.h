@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <limits>
 #include <optional>
 
 #include "ember/export.h"
@@ -12,11 +13,25 @@
 
 namespace ember::indexing {
 
-struct EMBER_API Slice {
-  Slice(std::optional<int64_t> start = {}, std::optional<int64_t> stop = {},
-        std::optional<int64_t> step = {})
-      : start(start), stop(stop), step(step) {}
-  std::optional<int64_t> start, stop, step;
+/// libtorch's slice bounds: an unset start is 0 (INDEX_MAX for a negative step), an unset stop
+/// INDEX_MAX (INDEX_MIN), an unset step 1.
+constexpr int64_t INDEX_MAX = std::numeric_limits<int64_t>::max();
+constexpr int64_t INDEX_MIN = std::numeric_limits<int64_t>::min();
+
+class EMBER_API Slice {
+ public:
+  Slice(std::optional<int64_t> start = {}, std::optional<int64_t> stop = {}, std::optional<int64_t> step = {})
+      : step_(step.value_or(1)) {
+    if (step_ == 0) throw InvalidArgument("slice step cannot be zero");
+    start_ = start.value_or(step_ < 0 ? INDEX_MAX : 0);
+    stop_ = stop.value_or(step_ < 0 ? INDEX_MIN : INDEX_MAX);
+  }
+  int64_t start() const { return start_; }
+  int64_t stop() const { return stop_; }
+  int64_t step() const { return step_; }
+
+ private:
+  int64_t start_, stop_, step_;
 };
 
 constexpr std::nullopt_t None = std::nullopt;

@@ -275,6 +275,9 @@ EMBER_API Tensor prod(const Tensor& x, int64_t dim, bool keepdim = false, std::o
 EMBER_API Tensor max(const Tensor& x);
 EMBER_API std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
 EMBER_API Tensor min(const Tensor& x);
+/// libtorch's elementwise overloads: maximum(a, b) and minimum(a, b).
+inline Tensor max(const Tensor& a, const Tensor& b) { return maximum(a, b); }
+inline Tensor min(const Tensor& a, const Tensor& b) { return minimum(a, b); }
 EMBER_API std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
 EMBER_API Tensor amax(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 EMBER_API Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);

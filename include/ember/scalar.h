@@ -2,6 +2,7 @@
 /// A number without a tensor: what `x + 2` or `full({2}, 3.5)` receives.
 
 #include <cstdint>
+#include <iosfwd>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -124,4 +125,9 @@ class Scalar {
   Kind kind_;
 };
 
+}  // namespace ember
+
+namespace ember {
+/// libtorch's printing of a Scalar: "true", "3", "1.5".
+EMBER_API std::ostream& operator<<(std::ostream& stream, const Scalar& scalar);
 }  // namespace ember

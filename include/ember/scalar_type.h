@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 
 #include "ember/export.h"
 #include "ember/half.h"
@@ -80,4 +81,9 @@ EMBER_SCALAR_TYPE_OF(float, kFloat)
 EMBER_SCALAR_TYPE_OF(double, kDouble)
 #undef EMBER_SCALAR_TYPE_OF
 
+}  // namespace ember
+
+namespace ember {
+/// libtorch's printing of a dtype: "Float", "Long", "BFloat16".
+EMBER_API std::ostream& operator<<(std::ostream& stream, ScalarType type);
 }  // namespace ember

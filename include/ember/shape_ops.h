@@ -133,4 +133,25 @@ EMBER_API Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& i
 EMBER_API Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                               std::string_view reduce, bool include_self = true);
 
+// libtorch's free-function forms of the view and shape methods (torch::squeeze(x, 1)).
+inline Tensor reshape(const Tensor& self, IntArrayRef sizes) { return self.reshape(sizes); }
+inline Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1) {
+  return self.flatten(start_dim, end_dim);
+}
+inline Tensor permute(const Tensor& self, IntArrayRef dims) { return self.permute(dims); }
+inline Tensor squeeze(const Tensor& self) { return self.squeeze(); }
+inline Tensor squeeze(const Tensor& self, int64_t dim) { return self.squeeze(dim); }
+inline Tensor unsqueeze(const Tensor& self, int64_t dim) { return self.unsqueeze(dim); }
+inline Tensor slice(const Tensor& self, int64_t dim = 0, std::optional<int64_t> start = {},
+                    std::optional<int64_t> end = {}, int64_t step = 1) {
+  return self.slice(dim, start, end, step);
+}
+inline Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  return self.narrow(dim, start, length);
+}
+inline Tensor select(const Tensor& self, int64_t dim, int64_t index) { return self.select(dim, index); }
+inline Tensor detach(const Tensor& self) { return self.detach(); }
+inline bool is_nonzero(const Tensor& self) { return self.is_nonzero(); }
+inline bool is_same_size(const Tensor& self, const Tensor& other) { return self.is_same_size(other); }
+
 }  // namespace ember

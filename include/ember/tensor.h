@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "ember/device.h"
@@ -49,7 +50,10 @@ class EMBER_API Tensor {
   Tensor& operator=(Tensor&& src) && { return copy_(src); }
 
   bool defined() const { return static_cast<bool>(impl_); }
+  /// Drops this handle's reference: the tensor becomes undefined (libtorch's reset()).
+  void reset() { impl_ = {}; }
   TensorImpl* unsafe_impl() const { return impl_.get(); }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }  // libtorch's name
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
   int32_t use_count() const { return impl_.use_count(); }
 
@@ -80,6 +84,11 @@ class EMBER_API Tensor {
   ScalarType dtype() const { return impl("dtype")->dtype_; }
   /// Where the data lives; cpu:0 reports as Device(kCPU), "cpu" (Note [CPU device index]).
   Device device() const { return impl("device")->storage_->reported_device(); }
+  /// libtorch's get_device(): the device index, -1 for the CPU.
+  int64_t get_device() const {
+    const Device d = device();
+    return d.is_cpu() ? -1 : d.index();
+  }
   bool is_cpu() const { return impl("is_cpu")->storage_->device_.is_cpu(); }
   bool is_cuda() const { return impl("is_cuda")->storage_->device_.is_cuda(); }
   bool is_floating_point() const { return ember::is_floating_point(impl("is_floating_point")->dtype_); }
@@ -95,6 +104,11 @@ class EMBER_API Tensor {
   template <class T>
   T* data_ptr() const;
   void* data_ptr() const { return impl("data_ptr")->data(); }
+  /// libtorch's older name for data_ptr<T>() (data() without a type is the alias below).
+  template <class T>
+  T* data() const {
+    return data_ptr<T>();
+  }
   /// The single element, converted to T as libtorch does; synchronizes a device tensor.
   template <class T>
   T item() const;
@@ -103,6 +117,9 @@ class EMBER_API Tensor {
 
   // ---- conversion and movement
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false) const {
+    return to(Device(type), non_blocking, copy);
+  }
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
@@ -335,8 +352,11 @@ class EMBER_API Tensor {
   Tensor prod(int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  /// libtorch's elementwise form: maximum(other).
+  Tensor max(const Tensor& other) const { return maximum(other); }
   Tensor min() const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor min(const Tensor& other) const { return minimum(other); }
   Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = {}, bool keepdim = false) const;
@@ -601,8 +621,9 @@ class EMBER_API Tensor {
   /// Made by a view op (select, view, alias, ...) from a tensor that is not an inference tensor,
   /// as libtorch's is_view(); detach() and data() are not views.
   bool is_view() const { return impl("is_view")->view_kind_ & kIsView; }
-  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {},
-                bool create_graph = false) const;
+  /// inputs: accumulate into these tensors' grad() only (libtorch's inputs=; not empty).
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {}, bool create_graph = false,
+                std::optional<ArrayRef<Tensor>> inputs = std::nullopt) const;
   Tensor detach() const;
   Tensor& detach_() const;
   /// A leaf that shares this tensor's storage, with no history (libtorch's .data()).
@@ -614,6 +635,14 @@ class EMBER_API Tensor {
   bool retains_grad() const;
   /// The hook sees this tensor's gradient; a defined result replaces it.
   unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  /// A hook that returns nothing only looks at the gradient.
+  template <class F, std::enable_if_t<std::is_void_v<std::invoke_result_t<F&, const Tensor&>>, int> = 0>
+  unsigned register_hook(F hook) const {
+    return register_hook(std::function<Tensor(const Tensor&)>([h = std::move(hook)](const Tensor& g) mutable {
+      h(g);
+      return Tensor();
+    }));
+  }
   void remove_hook(unsigned id) const;
   /// Leaves: `hook` runs with this tensor after a backward has accumulated its gradient
   /// into grad() (PyTorch 2.1's name); remove_hook takes the returned handle.

@@ -77,9 +77,10 @@ class Storage : public IntrusivePtr<StorageImpl> {
 
 /// TensorImpl::view_kind_ bits.
 enum ViewKind : uint8_t {
-  kIsView = 1,                  // a view op's result (libtorch's is_view())
-  kInferenceModeView = 2,       // ... of a normal tensor, made inside InferenceMode
-  kInferenceModeViewOfGrad = 4  // ... whose base required grad then
+  kIsView = 1,                   // a view op's result (libtorch's is_view())
+  kInferenceModeView = 2,        // ... of a normal tensor, made inside InferenceMode
+  kInferenceModeViewOfGrad = 4,  // ... whose base required grad then
+  kNoGradModeViewOfGrad = 8      // ... of a grad-requiring tensor, made with grad mode off (or a view of one)
 };
 
 /// Sizes, strides, offset and dtype over a Storage.

@@ -1,6 +1,7 @@
 #pragma once
 /// TensorOptions: dtype and device for creation ops, as torch::TensorOptions.
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 
@@ -31,6 +32,7 @@ class TensorOptions {
   TensorOptions() = default;
   TensorOptions(ScalarType dtype) : dtype_(dtype) {}
   TensorOptions(Device device) : device_(device) {}
+  TensorOptions(DeviceType type) : device_(Device(type)) {}  // at::empty({2}, at::kCPU)
 
   TensorOptions dtype(ScalarType t) const {
     TensorOptions r = *this;
@@ -65,7 +67,9 @@ class TensorOptions {
   ScalarType dtype() const { return dtype_ ? *dtype_ : get_default_dtype(); }
   std::optional<ScalarType> dtype_opt() const { return dtype_; }
   std::optional<Device> device_opt() const { return device_; }
-  Device device() const { return device_.value_or(Device(kCPU, 0)); }
+  /// The device given, else the CPU (index -1, as libtorch's).
+  Device device() const { return device_.value_or(Device(kCPU)); }
+  int device_index() const { return device().index(); }
   bool requires_grad() const { return requires_grad_; }
 
  private:
@@ -82,4 +86,9 @@ inline TensorOptions requires_grad(bool requires_grad = true) {
   return TensorOptions().requires_grad(requires_grad);
 }
 
+}  // namespace ember
+
+namespace ember {
+/// libtorch's printing of a layout: "Strided".
+EMBER_API std::ostream& operator<<(std::ostream& stream, Layout layout);
 }  // namespace ember

@@ -1,28 +1,58 @@
 #pragma once
 /// Warnings on libtorch's pattern (c10::WarningHandler): ember reports each warning to the
 /// calling thread's handler; the default one prints "Warning: <msg>" to stderr. Tests
-/// install their own handler to capture them.
+/// install their own handler to capture them. A handler may override either libtorch 1.13's
+/// process(SourceLocation, msg, verbatim) or the newer process(const Warning&).
 
+#include <cstdint>
 #include <string>
 
 #include "ember/export.h"
 
 namespace ember {
 
+/// Where a warning was raised (c10::SourceLocation); ember's warnings leave it empty.
+struct SourceLocation {
+  const char* function = "";
+  const char* file = "";
+  uint32_t line = 0;
+};
+
+class WarningHandler;
+namespace WarningUtils {
+class WarningHandlerGuard;
+class WarnAlways;
+}  // namespace WarningUtils
+
 class EMBER_API Warning {
  public:
-  explicit Warning(std::string msg) : msg_(std::move(msg)) {}
+  // libtorch 1.13 spells these c10::Warning::...
+  using WarningHandlerGuard = WarningUtils::WarningHandlerGuard;
+  using WarnAlways = WarningUtils::WarnAlways;
+
+  explicit Warning(std::string msg, SourceLocation source_location = {}, bool verbatim = false)
+      : msg_(std::move(msg)), source_location_(source_location), verbatim_(verbatim) {}
   const std::string& msg() const { return msg_; }
+  const SourceLocation& source_location() const { return source_location_; }
+  bool verbatim() const { return verbatim_; }
+
+  /// libtorch 1.13's spelling (c10::Warning::set_warning_handler); the same per-thread handler.
+  static void set_warning_handler(WarningHandler* handler);
+  static WarningHandler* get_warning_handler();
 
  private:
   std::string msg_;
+  SourceLocation source_location_;
+  bool verbatim_;
 };
 
 class EMBER_API WarningHandler {
  public:
   virtual ~WarningHandler() = default;
-  /// Called once per warning; the default prints it to stderr.
+  /// Called once per warning; the default hands it to the libtorch 1.13 form below.
   virtual void process(const Warning& warning);
+  /// libtorch 1.13's form; the default prints "Warning: <msg>" to stderr.
+  virtual void process(const SourceLocation& source_location, const std::string& msg, bool verbatim);
 };
 
 namespace WarningUtils {
@@ -62,6 +92,11 @@ class EMBER_API WarnAlways {
 
 using WarningUtils::get_warning_handler;
 using WarningUtils::set_warning_handler;
+
+inline void Warning::set_warning_handler(WarningHandler* handler) {
+  WarningUtils::set_warning_handler(handler);
+}
+inline WarningHandler* Warning::get_warning_handler() { return WarningUtils::get_warning_handler(); }
 
 namespace detail {
 /// Hands msg to the thread's handler (EMBER_WARN in the library calls this).

@@ -8,6 +8,7 @@
 #include "autograd/meta.h"
 #include "core/check.h"
 #include "ember/ops.h"
+#include "tensor/inference.h"
 
 namespace ember::autograd {
 
@@ -84,7 +85,10 @@ void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const variab
       node->input_meta_.emplace_back();
     }
     node->arg_of_edge_.push_back(arg_index[i]);
-    if (contains(ctx.dirty_, t)) check_inplace(t);
+    if (contains(ctx.dirty_, t)) {
+      check_inplace(t);
+      ember::detail::bump_version(t);  // the forward wrote it in place
+    }
   }
   node->num_inputs_ = uint32_t(outputs.size());
   for (const Tensor& out : outputs) {
@@ -137,4 +141,33 @@ variable_list pick_edge_grads(const CustomNodeBase& node, variable_list&& per_ar
 }
 
 }  // namespace detail
+}  // namespace ember::autograd
+
+namespace ember::autograd {
+namespace {
+// Hands an undefined gradient to every input (libtorch's UndefinedGradBackward).
+struct UndefinedGradBackward final : Node {
+  std::string name() const override { return "UndefinedGradBackward"; }
+  variable_list apply(variable_list&& grads) override { return variable_list(next_edges_.size()); }
+};
+}  // namespace
+
+variable_list UndefinedGrad::apply(variable_list&& inputs) {
+  variable_list outputs;
+  for (const Tensor& t : inputs) outputs.push_back(t.defined() ? t.clone().detach() : Tensor());
+  if (!GradMode::is_enabled() || !detail::any_arg_requires_grad(inputs)) return outputs;
+  auto node = std::make_shared<UndefinedGradBackward>();
+  for (const Tensor& t : inputs) {
+    const bool tracked = t.defined() && detail::requires_grad(t);
+    node->next_edges_.push_back(tracked ? detail::gradient_edge(t) : Edge());
+    node->input_meta_.push_back(tracked ? detail::input_meta(t) : InputMeta());
+    if (tracked) node->set_device(t.device());
+  }
+  node->num_inputs_ = uint32_t(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].defined() && is_floating_point(outputs[i].dtype()))
+      detail::set_history(outputs[i], node, uint32_t(i));
+  return outputs;
+}
+
 }  // namespace ember::autograd

@@ -21,6 +21,7 @@
 #include "autograd/node.h"
 #include "core/check.h"
 #include "dispatch/autocast.h"
+#include "ember/check.h"
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
 #include "iter/overlap.h"
@@ -301,8 +302,27 @@ void queue_callback(std::function<void()> callback) {
   t_final_callbacks->push_back(std::move(callback));
 }
 
-void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
-              bool create_graph) {
+void backward(const variable_list& tensors, const variable_list& grad_tensors,
+              std::optional<bool> retain_graph, bool create_graph, const variable_list& inputs) {
+  if (create_graph)
+    EMBER_WARN_ONCE(
+        "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+        "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+        "avoid this. If you have to use this function, make sure to reset the .grad fields of your "
+        "parameters to "
+        "None after use to break the cycle and avoid the leak.");
+  if (!inputs.empty()) {
+    // Only these tensors' grad() receive a gradient, leaves or not (libtorch's inputs=).
+    variable_list gs = grad(tensors, inputs, grad_tensors, retain_graph, create_graph, /*allow_unused=*/true);
+    AutoGradMode grad_mode(create_graph);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!gs[i].defined()) continue;
+      Tensor& slot = inputs[i].mutable_grad();
+      Tensor g = create_graph ? gs[i] : gs[i].detach();
+      slot = slot.defined() ? slot + g : g;
+    }
+    return;
+  }
   std::vector<Edge> roots;
   variable_list grads;
   prepare_roots(tensors, grad_tensors, roots, grads);
@@ -311,6 +331,7 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
                    std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  EMBER_CHECK_ARG(!inputs.empty(), "grad requires non-empty inputs.");
   std::vector<Edge> roots;
   variable_list grads;
   prepare_roots(outputs, grad_outputs, roots, grads);

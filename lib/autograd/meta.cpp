@@ -144,6 +144,9 @@ Edge gradient_edge(const Tensor& t) {
       t.storage()->version_.load(std::memory_order_relaxed) != m->view_version_)
     refresh_view_history(t, *m);
   if (m->grad_fn_) return Edge(m->grad_fn_, m->output_nr_);
+  // A view taken with grad mode off (or in InferenceMode) requires grad but accumulates
+  // nowhere, as libtorch's.
+  if (t.unsafe_impl()->view_kind_ & (kNoGradModeViewOfGrad | kInferenceModeViewOfGrad)) return Edge();
   return Edge(grad_accumulator(t), 0);
 }
 
@@ -158,6 +161,7 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t nr
 void check_inplace(const Tensor& t) {
   if (!t.defined()) return;
   if (t.unsafe_impl()->view_kind_ & kInferenceModeView) ember::detail::throw_inplace_on_inference_view();
+  if (t.unsafe_impl()->view_kind_ & kNoGradModeViewOfGrad) ember::detail::throw_inplace_on_no_grad_view();
   AutogradMeta* m = meta(t);
   if (!m) return;
   EMBER_CHECK_ARG(!(m->requires_grad_ && !m->grad_fn_),

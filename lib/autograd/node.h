@@ -29,7 +29,14 @@ struct FormulaNode : Node {
 template <class F>
 struct LambdaNode final : FormulaNode {
   LambdaNode(const char* name, F fn) : FormulaNode(name), fn_(std::move(fn)) {}
-  variable_list apply(variable_list&& grads) override { return fn_(static_cast<FormulaNode&>(*this), grads); }
+  variable_list apply(variable_list&& grads) override {
+    // As libtorch's generated nodes: no defined gradient in, none out (a custom function's
+    // backward may hand back undefined gradients).
+    bool any_defined = false;
+    for (const Tensor& g : grads) any_defined = any_defined || g.defined();
+    if (!any_defined) return {};
+    return fn_(static_cast<FormulaNode&>(*this), grads);
+  }
   F fn_;
 };
 

@@ -2,6 +2,7 @@
 // set_data, hooks.
 #include "autograd/meta.h"
 #include "core/check.h"
+#include "ember/check.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
 
@@ -40,7 +41,12 @@ const Tensor& Tensor::set_requires_grad(bool requires_grad) const {
   return requires_grad_(requires_grad);
 }
 
-bool Tensor::requires_grad() const { return defined() && autograd::detail::requires_grad(*this); }
+bool Tensor::requires_grad() const {
+  // A view of a grad-requiring tensor taken with grad mode off or in InferenceMode requires
+  // grad too, with no history (libtorch's); autograd records nothing through it.
+  return defined() && (autograd::detail::requires_grad(*this) ||
+                       (impl_->view_kind_ & (kNoGradModeViewOfGrad | kInferenceModeViewOfGrad)));
+}
 
 bool Tensor::is_leaf() const {
   AutogradMeta* m = defined() ? meta(*this) : nullptr;
@@ -52,6 +58,16 @@ const Tensor& Tensor::grad() const {
   AutogradMeta* m = defined() ? meta(*this) : nullptr;
   if (!m) return undefined;
   if (m->retained_grad_) return *m->retained_grad_;
+  if (m->grad_fn_ && !m->grad_.defined())
+    EMBER_WARN(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+        "won't be "
+        "populated during autograd.backward(). If you indeed want the .grad field to be populated for a "
+        "non-leaf "
+        "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, "
+        "make sure "
+        "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+        "informations.");
   return m->grad_;
 }
 
@@ -77,9 +93,13 @@ uint32_t Tensor::_version() const {
   return storage()->version_.load(std::memory_order_relaxed);
 }
 
-void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
-  autograd::backward({*this}, gradient.defined() ? autograd::variable_list{gradient} : autograd::variable_list{},
-                     retain_graph, create_graph);
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
+                      std::optional<ArrayRef<Tensor>> inputs) const {
+  EMBER_CHECK_ARG(!inputs || !inputs->empty(), "'inputs' argument to backward() cannot be empty.");
+  autograd::backward(
+      {*this}, gradient.defined() ? autograd::variable_list{gradient} : autograd::variable_list{},
+      retain_graph, create_graph,
+      inputs ? autograd::variable_list(inputs->begin(), inputs->end()) : autograd::variable_list{});
 }
 
 Tensor Tensor::detach() const {
@@ -186,7 +206,7 @@ void Tensor::remove_hook(unsigned id) const {
   };
   EMBER_CHECK_ARG(m && (drop(m->leaf_hooks_) || (m->grad_fn_ && drop(m->grad_fn_->pre_hooks_)) ||
                         drop_post(m->post_accumulate_hooks_)),
-                  "remove_hook: invalid hook handle {}", id);
+                  "remove_hook: Invalid index, no hook at position {}", id);
 }
 
 }  // namespace ember

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <limits>
 #include <optional>
+#include <ostream>
 #include <string_view>
 
 #include "core/check.h"
@@ -180,5 +181,8 @@ void Device::throw_bad_index(DeviceType type, int index) {
   EMBER_THROW(InvalidArgument, "Device: index {} for device type {} is invalid; expected -1 (the current device) or 0..32767",
               index, device_type_name(type));
 }
+
+std::ostream& operator<<(std::ostream& stream, const Device& device) { return stream << device.str(); }
+std::ostream& operator<<(std::ostream& stream, DeviceType type) { return stream << device_type_name(type); }
 
 }  // namespace ember

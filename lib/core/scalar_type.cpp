@@ -1,6 +1,11 @@
 #include "ember/scalar_type.h"
 
+#include <ostream>
+
 #include "core/check.h"
+#include "core/torch_dtype_name.h"
+#include "ember/scalar.h"
+#include "ember/tensor_options.h"
 
 namespace ember {
 
@@ -43,5 +48,15 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   }
   return element_size(a) >= element_size(b) ? a : b;
 }
+
+std::ostream& operator<<(std::ostream& stream, ScalarType type) { return stream << detail::torch_name(type); }
+
+std::ostream& operator<<(std::ostream& stream, const Scalar& scalar) {
+  if (scalar.isBoolean()) return stream << (scalar.toBool() ? "true" : "false");
+  if (scalar.isFloatingPoint()) return stream << scalar.toDouble();
+  return stream << scalar.toLong();
+}
+
+std::ostream& operator<<(std::ostream& stream, Layout layout) { return stream << layout_name(layout); }
 
 }  // namespace ember

@@ -6,7 +6,13 @@
 
 namespace ember {
 
-void WarningHandler::process(const Warning& warning) { std::fprintf(stderr, "Warning: %s\n", warning.msg().c_str()); }
+void WarningHandler::process(const Warning& warning) {
+  process(warning.source_location(), warning.msg(), warning.verbatim());
+}
+
+void WarningHandler::process(const SourceLocation&, const std::string& msg, bool) {
+  std::fprintf(stderr, "Warning: %s\n", msg.c_str());
+}
 
 namespace {
 WarningHandler* base_handler() {

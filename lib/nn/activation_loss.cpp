@@ -6,22 +6,24 @@
 namespace ember::nn {
 
 void ReLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
+  stream << module_namespace() << "ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
 }
-void GELUImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::GELU()"; }
+void GELUImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "GELU()"; }
 
 Tensor TanhImpl::forward(const Tensor& input) { return ember::tanh(input); }
-void TanhImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Tanh()"; }
+void TanhImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "Tanh()"; }
 
 Tensor SigmoidImpl::forward(const Tensor& input) { return ember::sigmoid(input); }
-void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Sigmoid()"; }
+void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "Sigmoid()"; }
 
 void SoftmaxImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Softmax(dim=" << options.dim() << ")";
+  stream << module_namespace() << "Softmax(dim=" << options.dim() << ")";
 }
 
-void MSELossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::MSELoss()"; }
-void SmoothL1LossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::SmoothL1Loss"; }
+void MSELossImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "MSELoss()"; }
+void SmoothL1LossImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "SmoothL1Loss";
+}
 
 CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& options_) : options(options_) {
   reset();
@@ -40,7 +42,7 @@ Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) 
 }
 
 void CrossEntropyLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::CrossEntropyLoss()";
+  stream << module_namespace() << "CrossEntropyLoss()";
 }
 
 }  // namespace ember::nn

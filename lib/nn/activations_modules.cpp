@@ -114,59 +114,67 @@ const char* inplace_suffix(bool inplace) { return inplace ? ", inplace=true" : "
 }  // namespace
 
 void ELUImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::ELU(alpha=" << options.alpha() << inplace_suffix(options.inplace()) << ")";
+  stream << module_namespace() << "ELU(alpha=" << options.alpha() << inplace_suffix(options.inplace()) << ")";
 }
 void SELUImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::SELU(" << (options.inplace() ? "inplace=true" : "") << ")";
+  stream << module_namespace() << "SELU(" << (options.inplace() ? "inplace=true" : "") << ")";
 }
 void CELUImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::CELU(alpha=" << options.alpha() << inplace_suffix(options.inplace()) << ")";
+  stream << module_namespace() << "CELU(alpha=" << options.alpha() << inplace_suffix(options.inplace())
+         << ")";
 }
 void HardshrinkImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Hardshrink(" << options.lambda() << ")";
+  stream << module_namespace() << "Hardshrink(" << options.lambda() << ")";
 }
 void HardtanhImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val()
-         << inplace_suffix(options.inplace()) << ")";
+  stream << module_namespace() << "Hardtanh(min_val=" << options.min_val()
+         << ", max_val=" << options.max_val() << inplace_suffix(options.inplace()) << ")";
 }
 void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::LeakyReLU(negative_slope=" << options.negative_slope()
+  stream << module_namespace() << "LeakyReLU(negative_slope=" << options.negative_slope()
          << inplace_suffix(options.inplace()) << ")";
 }
 void ReLU6Impl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::ReLU6(" << (options.inplace() ? "inplace=true" : "") << ")";
+  stream << module_namespace() << "ReLU6(" << (options.inplace() ? "inplace=true" : "") << ")";
 }
 void RReLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::RReLU(lower=" << options.lower() << ", upper=" << options.upper()
+  stream << module_namespace() << "RReLU(lower=" << options.lower() << ", upper=" << options.upper()
          << inplace_suffix(options.inplace()) << ")";
 }
 void GLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::GLU(dim=" << options.dim() << ")";
+  stream << module_namespace() << "GLU(dim=" << options.dim() << ")";
 }
 void SoftplusImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Softplus(beta=" << options.beta() << ", threshold=" << options.threshold() << ")";
+  stream << module_namespace() << "Softplus(beta=" << options.beta() << ", threshold=" << options.threshold()
+         << ")";
 }
 void SoftshrinkImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Softshrink(" << options.lambda() << ")";
+  stream << module_namespace() << "Softshrink(" << options.lambda() << ")";
 }
 void ThresholdImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Threshold(threshold=" << options.threshold() << ", value=" << options.value()
-         << inplace_suffix(options.inplace()) << ")";
+  stream << module_namespace() << "Threshold(threshold=" << options.threshold()
+         << ", value=" << options.value() << inplace_suffix(options.inplace()) << ")";
 }
 void SoftminImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Softmin(dim=" << options.dim() << ")";
+  stream << module_namespace() << "Softmin(dim=" << options.dim() << ")";
 }
 void LogSoftmaxImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::LogSoftmax(dim=" << options.dim() << ")";
+  stream << module_namespace() << "LogSoftmax(dim=" << options.dim() << ")";
 }
 void PReLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::PReLU(num_parameters=" << options.num_parameters() << ")";
+  stream << module_namespace() << "PReLU(num_parameters=" << options.num_parameters() << ")";
 }
-void LogSigmoidImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::LogSigmoid()"; }
-void SiLUImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::SiLU()"; }
-void MishImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Mish()"; }
-void SoftsignImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Softsign()"; }
-void TanhshrinkImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Tanhshrink()"; }
-void Softmax2dImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Softmax2d()"; }
+void LogSigmoidImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "LogSigmoid()";
+}
+void SiLUImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "SiLU()"; }
+void MishImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "Mish()"; }
+void SoftsignImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "Softsign()"; }
+void TanhshrinkImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "Tanhshrink()";
+}
+void Softmax2dImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "Softmax2d()";
+}
 
 }  // namespace ember::nn

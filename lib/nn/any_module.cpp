@@ -1,24 +1,12 @@
 // AnyValue, AnyModule and Functional: the error texts (libtorch's words) and Functional's calls.
 #include "ember/nn/any_module.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
-
 #include "core/check.h"
 #include "ember/nn/functional_module.h"
 
 namespace ember::nn {
 
 namespace detail {
-
-std::string demangle(const std::type_info& type) {
-  int status = 0;
-  char* s = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
-  std::string r = status == 0 && s ? s : type.name();
-  std::free(s);
-  return r;
-}
 
 void throw_any_value_cast(const std::type_info& wanted, const std::type_info& actual) {
   EMBER_THROW(InvalidArgument, "Attempted to cast AnyValue to {}, but its actual type is {}", demangle(wanted),
@@ -45,12 +33,14 @@ void check_forward_arity(const std::type_info& module, size_t received, size_t e
                     demangle(module), *required, expected, received);
     return;
   }
-  EMBER_CHECK_ARG(received == expected, "{0}'s forward() method expects {1} argument(s), but received {2}.{3}",
-                  demangle(module), expected, received,
+  EMBER_CHECK_ARG(received == expected,
+                  "{0}'s forward() method expects {1} argument(s), but received {2}.{3}", demangle(module),
+                  expected, received,
                   received < expected ? " If " + demangle(module) +
                                             "'s forward() method has default arguments, please make sure the "
                                             "forward() method is declared with a corresponding "
-                                            "`EMBER_FORWARD_HAS_DEFAULT_ARGS` macro."
+                                            "`" +
+                                            std::string(macro_prefix()) + "FORWARD_HAS_DEFAULT_ARGS` macro."
                                       : std::string());
 }
 
@@ -60,7 +50,9 @@ FunctionalImpl::FunctionalImpl(Function function) : function_(std::move(function
   EMBER_CHECK_ARG(function_ != nullptr, "Functional: the function is empty");
 }
 
-void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Functional()"; }
+void FunctionalImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "Functional()";
+}
 
 Tensor FunctionalImpl::forward(Tensor input) { return function_(std::move(input)); }
 

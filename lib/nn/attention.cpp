@@ -336,7 +336,7 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
 }
 
 void MultiheadAttentionImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::MultiheadAttention";
+  stream << module_namespace() << "MultiheadAttention";
 }
 
 }  // namespace ember::nn

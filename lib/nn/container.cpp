@@ -38,7 +38,9 @@ std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& devic
   return copy;
 }
 
-void ModuleListImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::ModuleList"; }
+void ModuleListImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "ModuleList";
+}
 
 void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
   EMBER_CHECK_ARG(module != nullptr, "ModuleList::push_back: the module is null");
@@ -77,7 +79,9 @@ std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& devic
   return copy;
 }
 
-void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Sequential"; }
+void SequentialImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "Sequential";
+}
 
 void SequentialImpl::push_back(std::string name, AnyModule any_module) {
   EMBER_CHECK_ARG(!any_module.is_empty(), "Sequential::push_back: the module '{}' is empty", name);
@@ -98,7 +102,9 @@ std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& devic
   return copy;
 }
 
-void ModuleDictImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::ModuleDict"; }
+void ModuleDictImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "ModuleDict";
+}
 
 std::shared_ptr<Module> ModuleDictImpl::pop(const std::string& key) {
   std::shared_ptr<Module> module = modules_[key];

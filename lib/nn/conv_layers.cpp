@@ -113,7 +113,7 @@ Tensor forward_conv(const detail::ConvNdOptions<D>& o, const Tensor& input, cons
 
 template <size_t D>
 void print_conv(std::ostream& stream, const detail::ConvNdOptions<D>& o) {
-  stream << "ember::nn::Conv" << D << "d(" << o.in_channels() << ", " << o.out_channels()
+  stream << module_namespace() << "Conv" << D << "d(" << o.in_channels() << ", " << o.out_channels()
          << ", kernel_size=" << o.kernel_size() << ", stride=" << o.stride();
   if (auto kind = o.padding().kind())
     stream << (kind == kSame ? ", padding='same'" : ", padding='valid'");
@@ -170,7 +170,7 @@ Tensor forward_conv_transpose(const detail::ConvNdOptions<D>& o, const char* nam
 
 template <size_t D>
 void print_conv_transpose(std::ostream& stream, const detail::ConvNdOptions<D>& o) {
-  stream << "ember::nn::ConvTranspose" << D << "d(" << o.in_channels() << ", " << o.out_channels()
+  stream << module_namespace() << "ConvTranspose" << D << "d(" << o.in_channels() << ", " << o.out_channels()
          << ", kernel_size=" << o.kernel_size() << ", stride=" << o.stride();
   if (*o.padding().sizes() != *ExpandingArray<D>(0)) stream << ", padding=" << o.padding().sizes();
   if (*o.dilation() != *ExpandingArray<D>(1)) stream << ", dilation=" << o.dilation();

@@ -145,7 +145,7 @@ Tensor feature_alpha_dropout(Tensor input, const FeatureAlphaDropoutFuncOptions&
 
 namespace {
 void print_dropout(std::ostream& stream, const char* name, const DropoutOptions& options) {
-  stream << std::boolalpha << "ember::nn::" << name << "(p=" << options.p()
+  stream << std::boolalpha << module_namespace() << name << "(p=" << options.p()
          << ", inplace=" << options.inplace() << ")";
 }
 }  // namespace

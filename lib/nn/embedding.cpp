@@ -444,7 +444,7 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) {
 }
 
 void EmbeddingImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Embedding(num_embeddings=" << options.num_embeddings()
+  stream << module_namespace() << "Embedding(num_embeddings=" << options.num_embeddings()
          << ", embedding_dim=" << options.embedding_dim();
   if (options.padding_idx()) stream << ", padding_idx=" << *options.padding_idx();
   if (options.max_norm()) stream << ", max_norm=" << *options.max_norm();
@@ -514,7 +514,7 @@ Tensor EmbeddingBagImpl::forward(const Tensor& input, const Tensor& offsets,
 }
 
 void EmbeddingBagImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::EmbeddingBag(num_embeddings=" << options.num_embeddings()
+  stream << module_namespace() << "EmbeddingBag(num_embeddings=" << options.num_embeddings()
          << ", embedding_dim=" << options.embedding_dim();
   if (options.max_norm()) stream << ", max_norm=" << *options.max_norm();
   if (options.norm_type() != 2) stream << ", norm_type=" << options.norm_type();

@@ -195,7 +195,7 @@ Tensor unfold(const Tensor& input, const UnfoldFuncOptions& options) {
 Tensor FoldImpl::forward(const Tensor& input) { return functional::fold(input, options); }
 
 void FoldImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Fold(output_size=" << options.output_size()
+  stream << module_namespace() << "Fold(output_size=" << options.output_size()
          << ", kernel_size=" << options.kernel_size() << ", dilation=" << options.dilation()
          << ", padding=" << options.padding() << ", stride=" << options.stride() << ")";
 }
@@ -203,8 +203,9 @@ void FoldImpl::pretty_print(std::ostream& stream) const {
 Tensor UnfoldImpl::forward(const Tensor& input) { return functional::unfold(input, options); }
 
 void UnfoldImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Unfold(kernel_size=" << options.kernel_size() << ", dilation=" << options.dilation()
-         << ", padding=" << options.padding() << ", stride=" << options.stride() << ")";
+  stream << module_namespace() << "Unfold(kernel_size=" << options.kernel_size()
+         << ", dilation=" << options.dilation() << ", padding=" << options.padding()
+         << ", stride=" << options.stride() << ")";
 }
 
 }  // namespace nn

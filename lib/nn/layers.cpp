@@ -39,8 +39,71 @@ void LinearImpl::reset_parameters() {
 Tensor LinearImpl::forward(const Tensor& input) { return functional::linear(input, weight, bias); }
 
 void LinearImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::Linear(in_features=" << options.in_features()
+  stream << std::boolalpha << module_namespace() << "Linear(in_features=" << options.in_features()
          << ", out_features=" << options.out_features() << ", bias=" << options.bias() << ")";
+}
+
+Tensor functional::bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
+                            const Tensor& bias) {
+  EMBER_CHECK_ARG(input1.defined() && input2.defined() && weight.defined(),
+                  "bilinear(): input1, input2 and weight must be defined tensors");
+  EMBER_CHECK_ARG(weight.dim() == 3, "bilinear(): weight must have 3 dims (out, in1, in2), got {}",
+                  weight.dim());
+  EMBER_CHECK_ARG(input1.dim() == input2.dim() && input1.dim() > 0,
+                  "bilinear(): input dimensions do not match: got {} and {}", input1.dim(), input2.dim());
+  for (int64_t i = 0; i + 1 < input1.dim(); ++i)
+    EMBER_CHECK_ARG(input1.size(i) == input2.size(i),
+                    "bilinear(): input batch dimensions do not match at dim {}: got {} and {}", i,
+                    input1.size(i), input2.size(i));
+  const int64_t in1 = input1.size(-1), in2 = input2.size(-1), out = weight.size(0);
+  EMBER_CHECK_ARG(in1 == weight.size(1),
+                  "bilinear(): input1 size does not match weight size: got {} but expected {}", in1,
+                  weight.size(1));
+  EMBER_CHECK_ARG(in2 == weight.size(2),
+                  "bilinear(): input2 size does not match weight size: got {} but expected {}", in2,
+                  weight.size(2));
+  EMBER_CHECK_ARG(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out),
+                  "bilinear(): bias size does not match weight size: got {} but expected {}",
+                  bias.defined() && bias.dim() > 0 ? bias.size(0) : 0, out);
+  // (B, in1) @ (in1, out * in2) -> (B, out, in2), then a dot with input2 over in2.
+  const Tensor x1 = input1.reshape({-1, in1}), x2 = input2.reshape({-1, in2});
+  const Tensor mixed = ember::matmul(x1, weight.permute({1, 0, 2}).reshape({in1, out * in2}));
+  Tensor y = (mixed.view({-1, out, in2}) * x2.unsqueeze(1)).sum({2});
+  if (bias.defined()) y = y + bias;
+  std::vector<int64_t> shape(input1.sizes().begin(), input1.sizes().end());
+  shape.back() = out;
+  return y.reshape(shape);
+}
+
+BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) {
+  EMBER_CHECK_ARG(options.in1_features() >= 0 && options.in2_features() >= 0 && options.out_features() >= 0,
+                  "Bilinear: the feature counts must be non-negative, got {}, {} and {}",
+                  options.in1_features(), options.in2_features(), options.out_features());
+  reset();
+}
+
+void BilinearImpl::reset() {
+  weight = register_parameter(
+      "weight", ember::empty({options.out_features(), options.in1_features(), options.in2_features()}));
+  bias = options.bias() ? register_parameter("bias", ember::empty({options.out_features()}))
+                        : register_parameter("bias", Tensor(), false);
+  reset_parameters();
+}
+
+void BilinearImpl::reset_parameters() {
+  const double bound = options.in1_features() > 0 ? 1.0 / std::sqrt(double(options.in1_features())) : 0.0;
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+
+Tensor BilinearImpl::forward(const Tensor& input1, const Tensor& input2) {
+  return functional::bilinear(input1, input2, weight, bias);
+}
+
+void BilinearImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << module_namespace() << "Bilinear(in1_features=" << options.in1_features()
+         << ", in2_features=" << options.in2_features() << ", out_features=" << options.out_features()
+         << ", bias=" << options.bias() << ")";
 }
 
 Tensor FlattenImpl::forward(const Tensor& input) {
@@ -55,8 +118,8 @@ Tensor FlattenImpl::forward(const Tensor& input) {
 }
 
 void FlattenImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim()
-         << ")";
+  stream << module_namespace() << "Flatten(start_dim=" << options.start_dim()
+         << ", end_dim=" << options.end_dim() << ")";
 }
 
 Tensor UnflattenImpl::forward(const Tensor& input) {
@@ -102,12 +165,12 @@ Tensor UnflattenImpl::forward(const Tensor& input) {
 }
 
 void UnflattenImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";
+  stream << module_namespace() << "Unflatten(dim=" << options.dim() << ", unflattened_size={";
   for (size_t i = 0; i < options.sizes().size(); ++i) stream << (i ? ", " : "") << options.sizes()[i];
   stream << "})";
 }
 
-void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::Identity()"; }
+void IdentityImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "Identity()"; }
 
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) {
   EMBER_CHECK_ARG(!options.normalized_shape().empty(),
@@ -140,8 +203,9 @@ Tensor LayerNormImpl::forward(const Tensor& input) {
 }
 
 void LayerNormImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::LayerNorm(" << ember::detail::shape_str(options.normalized_shape())
-         << ", eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine() << ")";
+  stream << std::boolalpha << module_namespace() << "LayerNorm("
+         << ember::detail::shape_str(options.normalized_shape()) << ", eps=" << options.eps()
+         << ", elementwise_affine=" << options.elementwise_affine() << ")";
 }
 
 DropoutImpl::DropoutImpl(const DropoutOptions& options_) : options(options_) {
@@ -156,8 +220,8 @@ Tensor DropoutImpl::forward(Tensor input) {
 }
 
 void DropoutImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::Dropout(p=" << options.p() << ", inplace=" << options.inplace()
-         << ")";
+  stream << std::boolalpha << module_namespace() << "Dropout(p=" << options.p()
+         << ", inplace=" << options.inplace() << ")";
 }
 
 }  // namespace ember::nn

@@ -203,8 +203,9 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   check_pair(input, target, op);
   EMBER_CHECK_ARG(target.sizes() == input.sizes(), "{}: Target size ({}) must be the same as input size ({})",
                   op, shape_str(target.sizes()), shape_str(input.sizes()));
-  // max(-x, 0) + log1p(exp(-|x|)) is log(1 + exp(-x)) without overflow.
-  Tensor log_sig_neg = ember::clamp_min(-input, 0) + ember::log1p(ember::exp(-ember::abs(input)));
+  // log(1 + exp(-x)) without overflow; log_sigmoid's own backward keeps the gradient exact
+  // at x = 0, where max(-x, 0) has a kink (libtorch's sigmoid(x) - target there too).
+  Tensor log_sig_neg = -log_sigmoid(input);
   Tensor loss;
   if (options.pos_weight().defined()) {
     Tensor lw = (options.pos_weight() - 1) * target + 1;

@@ -175,7 +175,7 @@ Tensor CTCLossImpl::forward(const Tensor& log_probs, const Tensor& targets, cons
   return functional::ctc_loss(log_probs, targets, input_lengths, target_lengths, options);
 }
 
-void CTCLossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::CTCLoss()"; }
+void CTCLossImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "CTCLoss()"; }
 
 }  // namespace nn
 }  // namespace ember

@@ -13,7 +13,7 @@ namespace {
 const char* reduction_name(Reduction r) { return r == kMean ? "kMean" : r == kSum ? "kSum" : "kNone"; }
 }  // namespace
 
-void L1LossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::L1Loss()"; }
+void L1LossImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "L1Loss()"; }
 
 NLLLossImpl::NLLLossImpl(const NLLLossOptions& options_) : options(options_) { reset(); }
 void NLLLossImpl::reset() { weight = register_buffer("weight", options.weight()); }
@@ -25,7 +25,7 @@ Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) {
                                   .ignore_index(options.ignore_index())
                                   .reduction(options.reduction()));
 }
-void NLLLossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::NLLLoss()"; }
+void NLLLossImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "NLLLoss()"; }
 
 BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options_) : options(options_) {
   reset();
@@ -42,10 +42,10 @@ Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target)
                                                           .reduction(options.reduction()));
 }
 void BCEWithLogitsLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::BCEWithLogitsLoss()";
+  stream << module_namespace() << "BCEWithLogitsLoss()";
 }
 
-void HuberLossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::HuberLoss"; }
+void HuberLossImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "HuberLoss"; }
 
 BCELossImpl::BCELossImpl(const BCELossOptions& options_) : options(options_) { reset(); }
 void BCELossImpl::reset() { weight = register_buffer("weight", options.weight()); }
@@ -54,25 +54,31 @@ Tensor BCELossImpl::forward(const Tensor& input, const Tensor& target) {
       input, target,
       functional::BinaryCrossEntropyFuncOptions().weight(weight).reduction(options.reduction()));
 }
-void BCELossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::BCELoss()"; }
+void BCELossImpl::pretty_print(std::ostream& stream) const { stream << module_namespace() << "BCELoss()"; }
 
-void KLDivLossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::KLDivLoss()"; }
-void PoissonNLLLossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::PoissonNLLLoss()"; }
+void KLDivLossImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "KLDivLoss()";
+}
+void PoissonNLLLossImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "PoissonNLLLoss()";
+}
 void GaussianNLLLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::GaussianNLLLoss()";
+  stream << module_namespace() << "GaussianNLLLoss()";
 }
 void MarginRankingLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::MarginRankingLoss()";
+  stream << module_namespace() << "MarginRankingLoss()";
 }
 void HingeEmbeddingLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::HingeEmbeddingLoss(margin=" << options.margin() << ")";
+  stream << module_namespace() << "HingeEmbeddingLoss(margin=" << options.margin() << ")";
 }
 void CosineEmbeddingLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::CosineEmbeddingLoss(margin=" << options.margin() << ")";
+  stream << module_namespace() << "CosineEmbeddingLoss(margin=" << options.margin() << ")";
 }
-void SoftMarginLossImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::SoftMarginLoss()"; }
+void SoftMarginLossImpl::pretty_print(std::ostream& stream) const {
+  stream << module_namespace() << "SoftMarginLoss()";
+}
 void MultiLabelMarginLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::MultiLabelMarginLoss()";
+  stream << module_namespace() << "MultiLabelMarginLoss()";
 }
 
 MultiLabelSoftMarginLossImpl::MultiLabelSoftMarginLossImpl(const MultiLabelSoftMarginLossOptions& options_)
@@ -86,7 +92,7 @@ Tensor MultiLabelSoftMarginLossImpl::forward(const Tensor& input, const Tensor& 
       functional::MultilabelSoftMarginLossFuncOptions().weight(weight).reduction(options.reduction()));
 }
 void MultiLabelSoftMarginLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::MultiLabelSoftMarginLoss()";
+  stream << module_namespace() << "MultiLabelSoftMarginLoss()";
 }
 
 MultiMarginLossImpl::MultiMarginLossImpl(const MultiMarginLossOptions& options_) : options(options_) {
@@ -107,24 +113,25 @@ Tensor MultiMarginLossImpl::forward(const Tensor& input, const Tensor& target) {
                                            .reduction(options.reduction()));
 }
 void MultiMarginLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::MultiMarginLoss(p=" << options.p() << ", margin=" << options.margin()
+  stream << module_namespace() << "MultiMarginLoss(p=" << options.p() << ", margin=" << options.margin()
          << ", weight=" << options.weight() << ", reduction=" << reduction_name(options.reduction()) << ")";
 }
 
 void TripletMarginLossImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::TripletMarginLoss(margin=" << options.margin()
+  stream << std::boolalpha << module_namespace() << "TripletMarginLoss(margin=" << options.margin()
          << ", p=" << options.p() << ", eps=" << options.eps() << ", swap=" << options.swap() << ")";
 }
 void TripletMarginWithDistanceLossImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::TripletMarginWithDistanceLoss(margin=" << options.margin()
-         << ", swap=" << options.swap() << ")";
+  stream << std::boolalpha << module_namespace()
+         << "TripletMarginWithDistanceLoss(margin=" << options.margin() << ", swap=" << options.swap() << ")";
 }
 void CosineSimilarityImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::CosineSimilarity(dim=" << options.dim() << ", eps=" << options.eps() << ")";
+  stream << module_namespace() << "CosineSimilarity(dim=" << options.dim() << ", eps=" << options.eps()
+         << ")";
 }
 void PairwiseDistanceImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::PairwiseDistance(p=" << options.p() << ", eps=" << options.eps()
-         << ", keepdim=" << options.keepdim() << ")";
+  stream << std::boolalpha << module_namespace() << "PairwiseDistance(p=" << options.p()
+         << ", eps=" << options.eps() << ", keepdim=" << options.keepdim() << ")";
 }
 
 }  // namespace ember::nn

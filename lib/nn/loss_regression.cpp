@@ -183,7 +183,11 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
 }
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction) {
-  return F::binary_cross_entropy(input, target,
+  // ATen's op pairs the elements in order when only the shapes differ ([N, 1] against [N]);
+  // the size check with its deprecation text is F::binary_cross_entropy's.
+  const bool same_count = input.defined() && target.defined() && target.sizes() != input.sizes() &&
+                          target.numel() == input.numel();
+  return F::binary_cross_entropy(input, same_count ? target.reshape(input.sizes()) : target,
                                  F::BinaryCrossEntropyFuncOptions().weight(weight).reduction(reduction));
 }
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target) {

@@ -3,6 +3,7 @@
 
 #include <cxxabi.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <typeinfo>
 
@@ -12,14 +13,6 @@
 namespace ember::nn {
 
 namespace {
-
-std::string demangled(const std::type_info& t) {
-  int status = 0;
-  char* s = abi::__cxa_demangle(t.name(), nullptr, nullptr, &status);
-  std::string r = status == 0 && s ? s : t.name();
-  std::free(s);
-  return r;
-}
 
 void check_name(const std::string& name, const char* what) {
   EMBER_CHECK_ARG(!name.empty(), "{} name must not be empty", what);
@@ -45,17 +38,44 @@ void set_data(Tensor& t, const Tensor& src) {
 Module::Module(std::string name) : name_(std::move(name)) {}
 Module::Module() = default;
 
+namespace {
+// Set once, before main, by the libtorch drop-in's headers.
+std::atomic<bool> g_torch_names{false};
+bool torch_names() { return g_torch_names.load(std::memory_order_relaxed); }
+}  // namespace
+
+const char* module_namespace() { return torch_names() ? "torch::nn::" : "ember::nn::"; }
+
+namespace detail {
+bool print_torch_module_names() {
+  g_torch_names.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+const char* macro_prefix() { return torch_names() ? "" : "EMBER_"; }
+
+std::string demangle(const std::type_info& type) {
+  int status = 0;
+  char* s = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
+  std::string r = status == 0 && s ? s : type.name();
+  std::free(s);
+  // ember's own types are named by the namespace users write: torch:: through the drop-in.
+  if (r.rfind("ember::", 0) == 0 && torch_names()) r.replace(0, 5, "torch");
+  return r;
+}
+}  // namespace detail
+
 const std::string& Module::name() const {
   // Filled lazily: the dynamic type is only known once construction is over.
-  if (!name_) name_ = demangled(typeid(*this));
+  if (!name_) name_ = detail::demangle(typeid(*this));
   return *name_;
 }
 
 std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
   EMBER_THROW(NotImplemented,
-              "clone() has not been implemented for {0}. Subclass ember::nn::Cloneable<{0}> instead of "
-              "ember::nn::Module to inherit the ability to clone.",
-              name());
+              "clone() has not been implemented for {0}. Subclass {1}Cloneable<{0}> instead of "
+              "{1}Module to inherit the ability to clone.",
+              name(), module_namespace());
 }
 
 // A plain Module child of a Cloneable keeps what the copy's reset() made (as libtorch).
@@ -92,23 +112,27 @@ void Module::unregister_module(const std::string& name) {
 
 unsigned int Module::_forward_num_required_args() {
   EMBER_THROW(InvalidArgument,
-              "ember::nn::Module subclass that has default arguments in `forward` method must override "
-              "`_forward_num_required_args` method. Please use `EMBER_FORWARD_HAS_DEFAULT_ARGS` macro to do so.");
+              "{}Module subclass that has default arguments in `forward` method must override "
+              "`_forward_num_required_args` method. Please use `{}FORWARD_HAS_DEFAULT_ARGS` macro to do so.",
+              module_namespace(), detail::macro_prefix());
 }
 
 std::vector<AnyValue> Module::_forward_populate_default_args(std::vector<AnyValue>&&) {
   EMBER_THROW(InvalidArgument,
-              "ember::nn::Module subclass that has default arguments in `forward` method must override "
-              "`_forward_populate_default_args` method. Please use `EMBER_FORWARD_HAS_DEFAULT_ARGS` macro to do "
-              "so.");
+              "{}Module subclass that has default arguments in `forward` method must override "
+              "`_forward_populate_default_args` method. Please use `{}FORWARD_HAS_DEFAULT_ARGS` macro to do "
+              "so.",
+              module_namespace(), detail::macro_prefix());
 }
 
 std::shared_ptr<Module> Module::shared_from_this_checked(const char* what) const {
   std::shared_ptr<const Module> self = weak_from_this().lock();
-  EMBER_CHECK_ARG(self != nullptr,
-                  "{}: this module ({}) is not held by a shared_ptr; create it with "
-                  "std::make_shared (or a module holder), or pass include_self = false",
-                  what, name());
+  EMBER_CHECK_ARG(
+      self != nullptr,
+      "{}: It looks like you attempted to retrieve your top-level module as a shared_ptr, but it "
+      "is not stored in a shared_ptr ({}). Use std::make_shared<{}>() (or a module holder) instead "
+      "of creating your module on the stack, or pass include_self = false",
+      what, name(), name());
   return std::const_pointer_cast<Module>(self);
 }
 
@@ -210,7 +234,10 @@ void Module::convert(const std::function<Tensor(const Tensor&)>& fn) {
   std::vector<std::pair<Tensor*, Tensor>> moved;
   auto add = [&](Tensor& t) {
     if (!t.defined()) return;
-    moved.emplace_back(&t, fn(t));
+    Tensor data = fn(t);
+    EMBER_CHECK_ARG(!t.requires_grad() || is_floating_point(data.dtype()),
+                    "data set to a tensor that requires gradients must be floating point or complex dtype");
+    moved.emplace_back(&t, std::move(data));
     if (t.grad().defined()) moved.emplace_back(&t.mutable_grad(), fn(t.grad()));
   };
   for (const auto& m : named_modules("", false)) {
@@ -222,17 +249,15 @@ void Module::convert(const std::function<Tensor(const Tensor&)>& fn) {
   for (auto& [t, data] : moved) set_data(*t, data);
 }
 
-// As libtorch: a dtype applies to floating-point tensors only (integer buffers keep theirs).
+// As libtorch's Module::to: every parameter and buffer takes the dtype, integer ones too
+// (Python's nn.Module.to converts floating-point tensors only).
 void Module::to(Device device, ScalarType dtype, bool non_blocking) {
-  convert([&](const Tensor& t) {
-    return t.to(device, is_floating_point(t.dtype()) ? dtype : t.dtype(), non_blocking);
-  });
+  convert([&](const Tensor& t) { return t.to(device, dtype, non_blocking); });
 }
 
 void Module::to(ScalarType dtype, bool non_blocking) {
-  convert([&](const Tensor& t) { return is_floating_point(t.dtype()) ? t.to(dtype, non_blocking) : t; });
+  convert([&](const Tensor& t) { return t.to(dtype, non_blocking); });
 }
-
 void Module::to(Device device, bool non_blocking) {
   convert([&](const Tensor& t) { return t.to(device, non_blocking); });
 }

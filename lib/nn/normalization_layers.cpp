@@ -98,7 +98,7 @@ Tensor instance_norm_module_forward(const Tensor& input, const InstanceNormOptio
 
 void print_norm(std::ostream& stream, const char* name, int64_t num_features, double eps,
                 std::optional<double> momentum, bool affine, bool track_running_stats) {
-  stream << std::boolalpha << "ember::nn::" << name << "(" << num_features << ", eps=" << eps
+  stream << std::boolalpha << module_namespace() << name << "(" << num_features << ", eps=" << eps
          << ", momentum=";
   if (momentum)
     stream << *momentum;
@@ -144,7 +144,7 @@ Tensor GroupNormImpl::forward(const Tensor& input) {
 }
 
 void GroupNormImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::GroupNorm(" << options.num_groups() << ", "
+  stream << std::boolalpha << module_namespace() << "GroupNorm(" << options.num_groups() << ", "
          << options.num_channels() << ", eps=" << options.eps() << ", affine=" << options.affine() << ")";
 }
 
@@ -153,7 +153,7 @@ Tensor LocalResponseNormImpl::forward(const Tensor& input) {
 }
 
 void LocalResponseNormImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::LocalResponseNorm(" << options.size() << ", alpha=" << options.alpha()
+  stream << module_namespace() << "LocalResponseNorm(" << options.size() << ", alpha=" << options.alpha()
          << ", beta=" << options.beta() << ", k=" << options.k() << ")";
 }
 
@@ -187,7 +187,7 @@ Tensor CrossMapLRN2dImpl::forward(const Tensor& input) {
 }
 
 void CrossMapLRN2dImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::CrossMapLRN2d(" << options.size() << ", alpha=" << options.alpha()
+  stream << module_namespace() << "CrossMapLRN2d(" << options.size() << ", alpha=" << options.alpha()
          << ", beta=" << options.beta() << ", k=" << options.k() << ")";
 }
 

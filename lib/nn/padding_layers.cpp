@@ -12,7 +12,7 @@ Tensor pad_module_forward(const Tensor& input, IntArrayRef padding, PaddingMode 
 }
 
 void print_pad(std::ostream& stream, const char* name, IntArrayRef padding, std::optional<double> value) {
-  stream << "ember::nn::" << name << "(padding=" << padding;
+  stream << module_namespace() << name << "(padding=" << padding;
   if (value) stream << ", value=" << *value;
   stream << ")";
 }

@@ -21,7 +21,7 @@ Tensor copy_parameter(const Tensor& t, const std::optional<Device>& device) {
 
 // "(0): Parameter containing: [Float of size [2, 3]]", one line per entry, as libtorch.
 void print_parameters(std::ostream& stream, const char* name, const OrderedDict<std::string, Tensor>& params) {
-  stream << name << "(" << std::endl;
+  stream << module_namespace() << name << "(" << std::endl;
   for (const auto& p : params) {
     stream << "(" << p.key() << "): Parameter containing: [" << ember::detail::torch_name(p.value().dtype())
            << " of size " << p.value().sizes() << "]" << std::endl;
@@ -40,7 +40,7 @@ std::shared_ptr<Module> ParameterListImpl::clone(const std::optional<Device>& de
 }
 
 void ParameterListImpl::pretty_print(std::ostream& stream) const {
-  print_parameters(stream, "ember::nn::ParameterList", parameters_);
+  print_parameters(stream, "ParameterList", parameters_);
 }
 
 void ParameterListImpl::append(const Tensor& param) {
@@ -66,7 +66,7 @@ std::shared_ptr<Module> ParameterDictImpl::clone(const std::optional<Device>& de
 }
 
 void ParameterDictImpl::pretty_print(std::ostream& stream) const {
-  print_parameters(stream, "ember::nn::ParameterDict", parameters_);
+  print_parameters(stream, "ParameterDict", parameters_);
 }
 
 Tensor& ParameterDictImpl::insert(std::string key, Tensor param) {

@@ -111,7 +111,7 @@ Tensor PixelShuffleImpl::forward(const Tensor& input) {
 }
 
 void PixelShuffleImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::PixelShuffle(upscale_factor=" << options.upscale_factor() << ")";
+  stream << module_namespace() << "PixelShuffle(upscale_factor=" << options.upscale_factor() << ")";
 }
 
 Tensor PixelUnshuffleImpl::forward(const Tensor& input) {
@@ -119,7 +119,7 @@ Tensor PixelUnshuffleImpl::forward(const Tensor& input) {
 }
 
 void PixelUnshuffleImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::PixelUnshuffle(downscale_factor=" << options.downscale_factor() << ")";
+  stream << module_namespace() << "PixelUnshuffle(downscale_factor=" << options.downscale_factor() << ")";
 }
 
 Tensor ChannelShuffleImpl::forward(const Tensor& input) {
@@ -127,7 +127,7 @@ Tensor ChannelShuffleImpl::forward(const Tensor& input) {
 }
 
 void ChannelShuffleImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::ChannelShuffle(groups=" << options.groups() << ")";
+  stream << module_namespace() << "ChannelShuffle(groups=" << options.groups() << ")";
 }
 
 }  // namespace nn

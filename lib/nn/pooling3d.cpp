@@ -610,7 +610,7 @@ std::tuple<Tensor, Tensor> MaxPool3dImpl::forward_with_indices(const Tensor& inp
 }
 
 void MaxPool3dImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::MaxPool3d(kernel_size=" << options.kernel_size()
+  stream << std::boolalpha << module_namespace() << "MaxPool3d(kernel_size=" << options.kernel_size()
          << ", stride=" << options.stride() << ", padding=" << options.padding()
          << ", dilation=" << options.dilation() << ", ceil_mode=" << options.ceil_mode() << ")";
 }
@@ -670,7 +670,7 @@ std::tuple<Tensor, Tensor> FractionalMaxPool3dImpl::forward_with_indices(const T
 }
 
 void FractionalMaxPool3dImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::FractionalMaxPool3d()";
+  stream << module_namespace() << "FractionalMaxPool3d()";
 }
 
 }  // namespace nn

@@ -16,7 +16,7 @@ std::tuple<Tensor, Tensor> MaxPool1dImpl::forward_with_indices(const Tensor& inp
 }
 
 void MaxPool1dImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::MaxPool1d(kernel_size=" << options.kernel_size()
+  stream << std::boolalpha << module_namespace() << "MaxPool1d(kernel_size=" << options.kernel_size()
          << ", stride=" << options.stride() << ", padding=" << options.padding()
          << ", dilation=" << options.dilation() << ", ceil_mode=" << options.ceil_mode() << ")";
 }
@@ -28,7 +28,7 @@ std::tuple<Tensor, Tensor> MaxPool2dImpl::forward_with_indices(const Tensor& inp
 }
 
 void MaxPool2dImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::MaxPool2d(kernel_size=" << options.kernel_size()
+  stream << std::boolalpha << module_namespace() << "MaxPool2d(kernel_size=" << options.kernel_size()
          << ", stride=" << options.stride() << ", padding=" << options.padding()
          << ", dilation=" << options.dilation() << ", ceil_mode=" << options.ceil_mode() << ")";
 }
@@ -120,7 +120,7 @@ std::tuple<Tensor, Tensor> FractionalMaxPool2dImpl::forward_with_indices(const T
 }
 
 void FractionalMaxPool2dImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::FractionalMaxPool2d()";
+  stream << module_namespace() << "FractionalMaxPool2d()";
 }
 
 }  // namespace ember::nn

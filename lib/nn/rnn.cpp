@@ -273,7 +273,7 @@ void RNNImplBase<Derived>::to(Device device, bool non_blocking) {
 template <typename Derived>
 void RNNImplBase<Derived>::pretty_print(std::ostream& stream) const {
   const RNNOptionsBase& o = options_base;
-  stream << std::boolalpha << "ember::nn::" << mode_name(o.mode()) << "(input_size=" << o.input_size()
+  stream << std::boolalpha << module_namespace() << mode_name(o.mode()) << "(input_size=" << o.input_size()
          << ", hidden_size=" << o.hidden_size() << ", num_layers=" << o.num_layers() << ", bias=" << o.bias()
          << ", batch_first=" << o.batch_first() << ", dropout=" << o.dropout()
          << ", bidirectional=" << o.bidirectional();

@@ -60,7 +60,7 @@ void RNNCellImplBase<Derived>::reset_parameters() {
 template <typename Derived>
 void RNNCellImplBase<Derived>::pretty_print(std::ostream& stream) const {
   const std::string name = this->name();
-  stream << "ember::nn::" << name.substr(name.rfind(':') + 1, name.size() - name.rfind(':') - 5) << "("
+  stream << module_namespace() << name.substr(name.rfind(':') + 1, name.size() - name.rfind(':') - 5) << "("
          << options_base.input_size() << ", " << options_base.hidden_size();
   if (!options_base.bias()) stream << ", bias=" << std::boolalpha << false;
   const std::string nonlinearity = get_nonlinearity_str();

@@ -443,7 +443,7 @@ Tensor UpsampleImpl::forward(const Tensor& input) {
 }
 
 void UpsampleImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Upsample(";
+  stream << module_namespace() << "Upsample(";
   if (options.scale_factor())
     stream << "scale_factor=" << ArrayRef<double>(*options.scale_factor());
   else if (options.size())

@@ -5,6 +5,7 @@
 
 #include "core/check.h"
 #include "ember/autograd.h"
+#include "ember/check.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
 
@@ -112,7 +113,9 @@ void Optimizer::zero_grad(bool set_to_none) {
     }
 }
 
+// The three accessors below are libtorch's deprecated interface; they warn as libtorch 1.13's do.
 void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
+  EMBER_WARN("Optimizer::add_parameters() will be removed in PyTorch 1.6");
   if (param_groups_.empty()) {
     add_group_unchecked(OptimizerParamGroup(parameters));
     return;
@@ -123,17 +126,20 @@ void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
 }
 
 const std::vector<Tensor>& Optimizer::parameters() const noexcept {
+  EMBER_WARN("Optimizer::parameters() will be removed in PyTorch 1.6");
   static const std::vector<Tensor> kNone;
   return param_groups_.empty() ? kNone : param_groups_.front().params();
 }
 
 std::vector<Tensor>& Optimizer::parameters() noexcept {
+  EMBER_WARN("Optimizer::parameters() will be removed in PyTorch 1.6");
   static thread_local std::vector<Tensor> none;  // no group yet: an empty list to read
   none.clear();
   return param_groups_.empty() ? none : param_groups_.front().params();
 }
 
 size_t Optimizer::size() const noexcept {
+  EMBER_WARN("Optimizer::size() will be removed in PyTorch 1.6");
   size_t n = 0;
   for (const auto& g : param_groups_) n += g.params().size();
   return n;

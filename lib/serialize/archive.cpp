@@ -295,7 +295,8 @@ bool InputArchive::try_read(const std::string& key, IValue& ivalue) const {
 }
 
 void InputArchive::read(const std::string& key, IValue& ivalue) const {
-  EMBER_CHECK_ARG(try_read(key, ivalue), "InputArchive::read: no serialized value '{}{}' (keys here: {})",
+  EMBER_CHECK_ARG(try_read(key, ivalue),
+                  "InputArchive::read: the archive does not have a field with name '{}{}' (keys here: {})",
                   prefix_, key, key_list(keys()));
 }
 
@@ -323,8 +324,8 @@ void InputArchive::read(const std::string& key, Tensor& tensor, bool is_buffer) 
   IValue other;
   EMBER_CHECK_ARG(!try_read(key, other), "InputArchive::read: '{}{}' holds a {}, not a tensor", prefix_, key,
                   other.tagKind());
-  EMBER_THROW(InvalidArgument, "InputArchive::read: no serialized tensor '{}{}' (keys here: {})", prefix_,
-              key, key_list(keys()));
+  EMBER_THROW(InvalidArgument, "InputArchive::read: No such serialized tensor '{}{}' (keys here: {})",
+              prefix_, key, key_list(keys()));
 }
 
 bool InputArchive::try_read(const std::string& key, InputArchive& archive) const {
@@ -341,8 +342,8 @@ bool InputArchive::try_read(const std::string& key, InputArchive& archive) const
 
 void InputArchive::read(const std::string& key, InputArchive& archive) const {
   EMBER_CHECK_ARG(try_read(key, archive),
-                  "InputArchive::read: no serialized archive (submodule) '{}{}' (keys here: {})", prefix_,
-                  key, key_list(keys()));
+                  "InputArchive::read: No such serialized submodule: '{}{}' (keys here: {})", prefix_, key,
+                  key_list(keys()));
 }
 
 void InputArchive::load_bytes(const char* data, size_t size, const std::string& name,

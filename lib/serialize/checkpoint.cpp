@@ -76,6 +76,7 @@ void nn::Module::save(serialize::OutputArchive& archive) const {
   for (const auto& p : named_parameters(false)) archive.write(p.key(), p.value());
   for (const auto& b : named_buffers(false)) archive.write(b.key(), b.value(), /*is_buffer=*/true);
   for (const auto& c : named_children()) {
+    if (!c.value()->is_serializable()) continue;  // nn::Functional: skipped, as libtorch
     serialize::OutputArchive child;
     c.value()->save(child);
     archive.write(c.key(), child);
@@ -106,7 +107,7 @@ void nn::Module::load(serialize::InputArchive& archive) {
     }
   }
   std::string errors;
-  if (!missing.empty()) errors += "\n\tMissing key(s) in the archive: " + quoted_list(missing) + ". ";
+  for (const auto& m : missing) errors += "\n\tNo such serialized tensor '" + m + "'";
   for (const auto& p : problems) errors += "\n\t" + p;
   EMBER_CHECK_ARG(errors.empty(), "load: Error(s) in loading {} from an archive:{}", name(), errors);
   for (auto& [dst, src] : plan) {

@@ -32,7 +32,7 @@ TensorIndex::TensorIndex(Tensor t) : kind_(Kind::Tensor), tensor_(std::move(t)) 
 }
 
 std::ostream& operator<<(std::ostream& os, const Slice& s) {
-  return os << s.start.value_or(0) << ":" << s.stop.value_or(INT64_MAX) << ":" << s.step.value_or(1);
+  return os << s.start() << ":" << s.stop() << ":" << s.step();
 }
 
 std::ostream& operator<<(std::ostream& os, const TensorIndex& i) {
@@ -118,7 +118,7 @@ Parsed parse(const Tensor& self, const std::vector<TensorIndex>& indices) {
       case TensorIndex::Kind::Integer: select(i.integer()); break;
       case TensorIndex::Kind::Slice: {
         const auto& s = i.slice();
-        r = r.slice(d, s.start, s.stop, s.step.value_or(1));
+        r = r.slice(d, s.start(), s.stop(), s.step());
         ++d, ++user;
         break;
       }

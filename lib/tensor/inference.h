@@ -22,14 +22,18 @@ void set_inference_mode(bool enabled);
 [[noreturn]] void throw_inplace_on_inference();
 /// libtorch's error for an in-place write with autograd into a view taken inside InferenceMode.
 [[noreturn]] void throw_inplace_on_inference_view();
+/// ... and into a view of a grad-requiring tensor taken with grad mode off.
+[[noreturn]] void throw_inplace_on_no_grad_view();
 void check_writable_slow(const TensorImpl& impl);
 
 /// Before an in-place or out= write into t: an inference tensor only inside InferenceMode,
-/// and no write with grad mode on into a view of a grad-requiring tensor taken inside it
-/// (the recording paths refuse any other inference-mode view: autograd::detail::check_inplace).
+/// and no write with grad mode on into a view of a grad-requiring tensor taken inside it or
+/// with grad mode off (the recording paths refuse any other inference-mode view:
+/// autograd::detail::check_inplace).
 inline void check_writable(const Tensor& t) {
   const TensorImpl* impl = t.unsafe_impl();
-  if (__builtin_expect(impl->is_inference_ || (impl->view_kind_ & kInferenceModeViewOfGrad), 0))
+  if (__builtin_expect(
+          impl->is_inference_ || (impl->view_kind_ & (kInferenceModeViewOfGrad | kNoGradModeViewOfGrad)), 0))
     check_writable_slow(*impl);
 }
 

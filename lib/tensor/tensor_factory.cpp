@@ -1,6 +1,7 @@
 #include "tensor/tensor_factory.h"
 
 #include "core/check.h"
+#include "ember/autograd.h"
 #include "ember/registry.h"
 #include "memory/caching_allocator.h"
 #include "tensor/inference.h"
@@ -96,17 +97,26 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   const TensorImpl* b = base.unsafe_impl();
   impl->is_inference_ = b->is_inference_;
   if (!b->is_inference_) {
-    impl->view_kind_ = uint8_t(kIsView | (b->view_kind_ & (kInferenceModeView | kInferenceModeViewOfGrad)));
-    if (inference_mode())
+    impl->view_kind_ = uint8_t(
+        kIsView | (b->view_kind_ & (kInferenceModeView | kInferenceModeViewOfGrad | kNoGradModeViewOfGrad)));
+    if (inference_mode()) {
       impl->view_kind_ |= kInferenceModeView | (base.requires_grad() ? kInferenceModeViewOfGrad : 0);
+    } else if (!GradMode::is_enabled() && base.requires_grad()) {
+      // As libtorch: such a view reports requires_grad, has no grad_fn, gets no gradient, and
+      // refuses in-place writes with grad mode on. A recorded view op's forward runs under
+      // NoGradGuard too; its mark_view takes the bit back.
+      impl->view_kind_ |= kNoGradModeViewOfGrad;
+    }
   }
   return Tensor(IntrusivePtr<TensorImpl>::adopt(impl));
 }
 
 Tensor make_alias(const Tensor& base) {
-  Tensor t = make_view(base, base.sizes(), base.strides(), base.storage_offset());
-  t.unsafe_impl()->view_kind_ = 0;
-  return t;
+  // Not a view: no view bits, and no autograd state of its own (detach(), data()).
+  auto* impl =
+      new TensorImpl(base.storage(), base.dtype(), base.sizes(), base.strides(), base.storage_offset());
+  impl->is_inference_ = base.unsafe_impl()->is_inference_;
+  return Tensor(IntrusivePtr<TensorImpl>::adopt(impl));
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {

@@ -83,10 +83,22 @@ void throw_inplace_on_inference_view() {
       "both the view and the inplace either both inside the inference_mode block (if you don't want the "
       "inplace to be tracked) or both outside (if you want the inplace to be tracked).");
 }
+void throw_inplace_on_no_grad_view() {
+  EMBER_THROW(InvalidArgument,
+              "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+              "Given that this "
+              "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+              "both the view "
+              "and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+              "tracked) or both "
+              "outside (if you want the inplace to be tracked).");
+}
 void check_writable_slow(const TensorImpl& impl) {
   if (t_inference_mode) return;
   if (impl.is_inference_) throw_inplace_on_inference();
-  if (GradMode::is_enabled()) throw_inplace_on_inference_view();
+  if (!GradMode::is_enabled()) return;
+  if (impl.view_kind_ & kInferenceModeViewOfGrad) throw_inplace_on_inference_view();
+  throw_inplace_on_no_grad_view();
 }
 }  // namespace detail
 

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <iterator>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <type_traits>
 
 namespace c10 {
@@ -20,6 +22,27 @@ using std::make_optional;
 using std::nullopt;
 using std::nullopt_t;
 using Error = ::ember::Error;
+
+/// The elements of `items` written with operator<< and separated by `delimiter` (c10::Join).
+template <class Container>
+std::string Join(const std::string& delimiter, const Container& items) {
+  std::ostringstream out;
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out << delimiter;
+    out << item;
+    first = false;
+  }
+  return out.str();
+}
+
+using OptionalIntArrayRef = std::optional<::ember::IntArrayRef>;
+
+// libtorch describes dtypes by caffe2::TypeMeta in a few places (get_default_dtype()); ember's
+// ScalarType plays both parts, so the conversions between them are the identity.
+using TypeMeta = ::ember::ScalarType;
+constexpr ScalarType typeMetaToScalarType(ScalarType type) { return type; }
+constexpr ScalarType scalarTypeToTypeMeta(ScalarType type) { return type; }
 
 /// The integers of [begin, end) (c10::irange), empty when end <= begin.
 template <class I>
@@ -63,11 +86,26 @@ integer_range<I> irange(I end) {
 }
 }  // namespace c10
 
+namespace caffe2 {
+using TypeMeta = ::ember::ScalarType;
+}  // namespace caffe2
+
 namespace at {
 using namespace ::ember;
+using TensorBase = ::ember::Tensor;  // libtorch's base of Tensor; one class here
+namespace native {
+using ::ember::is_nonzero;
+}  // namespace native
+/// libtorch's deprecated guard that runs ops below autograd: here, grad mode off while it lives.
+struct AutoNonVariableTypeMode : ::ember::AutoGradMode {
+  explicit AutoNonVariableTypeMode(bool enabled = true)
+      : ::ember::AutoGradMode(!enabled && GradMode::is_enabled()) {}
+};
 using c10::irange;
 using c10::nullopt;
 using c10::optional;
+using c10::scalarTypeToTypeMeta;
+using c10::typeMetaToScalarType;
 }  // namespace at
 
 namespace torch {
@@ -75,7 +113,14 @@ using namespace ::ember;
 using c10::irange;
 using c10::nullopt;
 using c10::optional;
+using c10::scalarTypeToTypeMeta;
+using c10::typeMetaToScalarType;
 }  // namespace torch
+
+namespace ember::detail {
+// Printed modules read "torch::nn::Linear(...)" in a drop-in program, as libtorch's do.
+inline const bool torch_module_names = ::ember::nn::detail::print_torch_module_names();
+}  // namespace ember::detail
 
 #define TORCH_CHECK(cond, ...) EMBER_CHECK(cond, ##__VA_ARGS__)
 #define TORCH_INTERNAL_ASSERT(cond, ...) EMBER_CHECK(cond, ##__VA_ARGS__)

@@ -13,7 +13,8 @@
 namespace ember::nn {
 
 namespace detail {
-/// The readable name of a type ("ember::Tensor", "float"), as c10::demangle.
+/// The readable name of a type ("ember::Tensor", "float"), as c10::demangle; ember:: names
+/// read torch:: in a program that includes the libtorch drop-in.
 EMBER_API std::string demangle(const std::type_info& type);
 /// InvalidArgument: "Attempted to cast AnyValue to <wanted>, but its actual type is <actual>".
 [[noreturn]] EMBER_API void throw_any_value_cast(const std::type_info& wanted, const std::type_info& actual);

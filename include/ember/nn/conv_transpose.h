@@ -9,6 +9,7 @@
 
 #include "ember/arg.h"
 #include "ember/expanding_array.h"
+#include "ember/nn/any_module.h"
 #include "ember/nn/cloneable.h"
 #include "ember/nn/conv.h"
 #include "ember/nn/padding.h"
@@ -99,6 +100,9 @@ class EMBER_API ConvTranspose1dImpl : public Cloneable<ConvTranspose1dImpl> {
   detail::ConvNdOptions<1> options;  // transposed(true), as libtorch's
   Tensor weight;
   Tensor bias;  // undefined with bias(false)
+
+ protected:
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<IntArrayRef>())})
 };
 EMBER_MODULE(ConvTranspose1d);
 
@@ -117,6 +121,9 @@ class EMBER_API ConvTranspose2dImpl : public Cloneable<ConvTranspose2dImpl> {
   detail::ConvNdOptions<2> options;  // transposed(true), as libtorch's
   Tensor weight;
   Tensor bias;
+
+ protected:
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<IntArrayRef>())})
 };
 EMBER_MODULE(ConvTranspose2d);
 
@@ -135,6 +142,9 @@ class EMBER_API ConvTranspose3dImpl : public Cloneable<ConvTranspose3dImpl> {
   detail::ConvNdOptions<3> options;  // transposed(true), as libtorch's
   Tensor weight;
   Tensor bias;
+
+ protected:
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<IntArrayRef>())})
 };
 EMBER_MODULE(ConvTranspose3d);
 

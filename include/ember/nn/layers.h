@@ -27,6 +27,24 @@ class EMBER_API LinearImpl : public Cloneable<LinearImpl> {
 };
 EMBER_MODULE(Linear);
 
+/// y = x1^T A x2 + b per output feature. weight (out, in1, in2) and bias (out):
+/// U(-1/sqrt(in1), 1/sqrt(in1)), as libtorch's.
+class EMBER_API BilinearImpl : public Cloneable<BilinearImpl> {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : BilinearImpl(BilinearOptions(in1_features, in2_features, out_features)) {}
+  explicit BilinearImpl(const BilinearOptions& options);
+  void reset() override;
+  void reset_parameters();
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  void pretty_print(std::ostream& stream) const override;
+
+  BilinearOptions options;
+  Tensor weight;
+  Tensor bias;  // undefined with bias(false)
+};
+EMBER_MODULE(Bilinear);
+
 /// Merges the dims start_dim .. end_dim of its input (by default all but the batch dim).
 class EMBER_API FlattenImpl : public Cloneable<FlattenImpl> {
  public:

@@ -18,6 +18,7 @@ namespace nn {
 
 struct EMBER_API HuberLossOptions {
   HuberLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT: implicit as in libtorch
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction);
   /// Where the loss turns from quadratic to linear; must be positive.
   EMBER_ARG(double, delta) = 1.0;
@@ -25,6 +26,7 @@ struct EMBER_API HuberLossOptions {
 
 struct EMBER_API BCELossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
@@ -46,6 +48,7 @@ struct EMBER_API PoissonNLLLossOptions {
   /// Adds Stirling's approximation of log(target!) where target > 1.
   EMBER_ARG(bool, full) = false;
   EMBER_ARG(double, eps) = 1e-8;
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
@@ -53,38 +56,45 @@ struct EMBER_API PoissonNLLLossOptions {
 struct EMBER_API GaussianNLLLossOptions {
   EMBER_ARG(bool, full) = false;
   EMBER_ARG(double, eps) = 1e-6;
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
 struct EMBER_API MarginRankingLossOptions {
   EMBER_ARG(double, margin) = 0;
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
 struct EMBER_API HingeEmbeddingLossOptions {
   EMBER_ARG(double, margin) = 1.0;
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
 struct EMBER_API CosineEmbeddingLossOptions {
   EMBER_ARG(double, margin) = 0.0;
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
 struct EMBER_API SoftMarginLossOptions {
   SoftMarginLossOptions(Reduction reduction = kMean)
       : reduction_(reduction) {}  // NOLINT: implicit as in libtorch
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction);
 };
 
 struct EMBER_API MultiLabelMarginLossOptions {
   MultiLabelMarginLossOptions(Reduction reduction = kMean)  // NOLINT: implicit as in libtorch
       : reduction_(reduction) {}
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction);
 };
 
 struct EMBER_API MultiLabelSoftMarginLossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
@@ -93,6 +103,7 @@ struct EMBER_API MultiMarginLossOptions {
   EMBER_ARG(int64_t, p) = 1;
   EMBER_ARG(double, margin) = 1.0;
   EMBER_ARG(Tensor, weight) = Tensor();
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
@@ -101,6 +112,7 @@ struct EMBER_API TripletMarginLossOptions {
   EMBER_ARG(double, p) = 2.0;
   EMBER_ARG(double, eps) = 1e-6;
   EMBER_ARG(bool, swap) = false;
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
@@ -110,6 +122,7 @@ struct EMBER_API TripletMarginWithDistanceLossOptions {
   EMBER_ARG(std::optional<distance_function_t>, distance_function) = std::nullopt;
   EMBER_ARG(double, margin) = 1.0;
   EMBER_ARG(bool, swap) = false;
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
@@ -128,6 +141,7 @@ struct EMBER_API CTCLossOptions {
   /// The blank label's class index.
   EMBER_ARG(int64_t, blank) = 0;
   /// kMean divides each loss by its target length (at least 1), then averages over the batch.
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
   /// Infinite losses (targets no alignment reaches) and their gradients become zero.
   EMBER_ARG(bool, zero_infinity) = false;

@@ -35,6 +35,18 @@ template <class T>
 struct is_module_holder<T, std::void_t<typename T::ContainedType>> : std::true_type {};
 }  // namespace detail
 
+/// The namespace printed before a built-in module's name (pretty_print, name(), errors):
+/// "ember::nn::", or "torch::nn::" in a program that includes the libtorch drop-in, whose
+/// ported tests compare printed modules with libtorch's text (Note [The libtorch drop-in]).
+EMBER_API const char* module_namespace();
+namespace detail {
+/// Switches module_namespace() to "torch::nn::", demangle() to torch:: names and macro_prefix()
+/// to ""; called once by the drop-in's headers.
+EMBER_API bool print_torch_module_names();
+/// "EMBER_", or "" in a drop-in program: how error texts name ember's macros.
+EMBER_API const char* macro_prefix();
+}  // namespace detail
+
 class EMBER_API Module : public std::enable_shared_from_this<Module> {
  public:
   using ModuleApplyFunction = std::function<void(Module&)>;
@@ -98,8 +110,8 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   /// where it was. Names the module lacks are ignored, as libtorch does.
   virtual void load(serialize::InputArchive& archive);
 
-  /// Clears every parameter's gradient (undefined when set_to_none, zeroed otherwise).
-  virtual void zero_grad(bool set_to_none = true);
+  /// Zeroes every parameter's gradient (libtorch 1.13's default), or makes it undefined when set_to_none.
+  virtual void zero_grad(bool set_to_none = false);
 
   /// Calls fn on this module and every descendant, depth first, parents first.
   void apply(const ModuleApplyFunction& fn);

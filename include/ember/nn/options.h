@@ -28,6 +28,15 @@ struct EMBER_API LinearOptions {
   EMBER_ARG(bool, bias) = true;
 };
 
+struct EMBER_API BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in1_features);
+  EMBER_ARG(int64_t, in2_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+};
+
 /// Flatten's dims: start_dim .. end_dim merge into one (negative dims count from the end).
 struct EMBER_API FlattenOptions {
   EMBER_ARG(int64_t, start_dim) = 1;
@@ -65,12 +74,14 @@ struct EMBER_API GELUOptions {
 
 struct EMBER_API MSELossOptions {
   MSELossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction);
 };
 using L1LossOptions = MSELossOptions;
 
 struct EMBER_API SmoothL1LossOptions {
   SmoothL1LossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT: implicit as in libtorch
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction);
   /// Where the loss turns from quadratic to linear; 0 is l1_loss.
   EMBER_ARG(double, beta) = 1.0;
@@ -79,6 +90,7 @@ struct EMBER_API SmoothL1LossOptions {
 struct EMBER_API CrossEntropyLossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
   EMBER_ARG(int64_t, ignore_index) = -100;
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
   EMBER_ARG(double, label_smoothing) = 0.0;
 };
@@ -86,11 +98,13 @@ struct EMBER_API CrossEntropyLossOptions {
 struct EMBER_API NLLLossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
   EMBER_ARG(int64_t, ignore_index) = -100;
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
 struct EMBER_API BCEWithLogitsLossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
+  using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
   EMBER_ARG(Tensor, pos_weight) = Tensor();
 };

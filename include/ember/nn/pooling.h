@@ -310,7 +310,7 @@ class AvgPoolImpl : public Cloneable<Derived> {
   explicit AvgPoolImpl(const AvgPoolOptions<D>& options) : options(options) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override {
-    stream << "ember::nn::AvgPool" << D << "d(kernel_size=" << options.kernel_size()
+    stream << module_namespace() << "AvgPool" << D << "d(kernel_size=" << options.kernel_size()
            << ", stride=" << options.stride() << ", padding=" << options.padding() << ")";
   }
   AvgPoolOptions<D> options;
@@ -346,7 +346,8 @@ class AdaptiveAvgPoolImpl : public Cloneable<Derived> {
   explicit AdaptiveAvgPoolImpl(const AdaptiveAvgPoolOptions<output_size_t>& options) : options(options) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override {
-    stream << "ember::nn::AdaptiveAvgPool" << D << "d(output_size=" << options.output_size() << ")";
+    stream << module_namespace() << "AdaptiveAvgPool" << D << "d(output_size=" << options.output_size()
+           << ")";
   }
   AdaptiveAvgPoolOptions<output_size_t> options;
 };
@@ -384,7 +385,8 @@ class AdaptiveMaxPoolImpl : public Cloneable<Derived> {
   explicit AdaptiveMaxPoolImpl(const AdaptiveMaxPoolOptions<output_size_t>& options) : options(options) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override {
-    stream << "ember::nn::AdaptiveMaxPool" << D << "d(output_size=" << options.output_size() << ")";
+    stream << module_namespace() << "AdaptiveMaxPool" << D << "d(output_size=" << options.output_size()
+           << ")";
   }
   AdaptiveMaxPoolOptions<output_size_t> options;
 };
@@ -426,7 +428,7 @@ class MaxUnpoolImpl : public Cloneable<Derived> {
   explicit MaxUnpoolImpl(const MaxUnpoolOptions<D>& options) : options(options) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override {
-    stream << "ember::nn::MaxUnpool" << D << "d(kernel_size=" << options.kernel_size()
+    stream << module_namespace() << "MaxUnpool" << D << "d(kernel_size=" << options.kernel_size()
            << ", stride=" << options.stride() << ", padding=" << options.padding() << ")";
   }
   MaxUnpoolOptions<D> options;
@@ -478,7 +480,7 @@ class LPPoolImpl : public Cloneable<Derived> {
   explicit LPPoolImpl(const LPPoolOptions<D>& options) : options(options) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override {
-    stream << std::boolalpha << "ember::nn::LPPool" << D << "d(norm_type=" << options.norm_type()
+    stream << std::boolalpha << module_namespace() << "LPPool" << D << "d(norm_type=" << options.norm_type()
            << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
            << ", ceil_mode=" << options.ceil_mode() << ")";
   }

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -84,6 +85,32 @@ class OptimizerCloneableParamState : public OptimizerParamState {
   }
 };
 
+/// libtorch's equality of two options of one kind (SGDOptions == SGDOptions): every value.
+template <class O, std::enable_if_t<std::is_base_of_v<OptimizerOptions, O>, int> = 0>
+bool operator==(const O& a, const O& b) {
+  return a.values() == b.values();
+}
+template <class O, std::enable_if_t<std::is_base_of_v<OptimizerOptions, O>, int> = 0>
+bool operator!=(const O& a, const O& b) {
+  return !(a == b);
+}
+
+/// ... and of two param states of one kind: the same named tensors, equal in dtype, shape and values.
+template <class S, std::enable_if_t<std::is_base_of_v<OptimizerParamState, S>, int> = 0>
+bool operator==(const S& a, const S& b) {
+  const auto ta = a.tensors(), tb = b.tensors();
+  if (ta.size() != tb.size()) return false;
+  for (size_t i = 0; i < ta.size(); ++i)
+    if (ta[i].first != tb[i].first || ta[i].second.dtype() != tb[i].second.dtype() ||
+        !ta[i].second.equal(tb[i].second))
+      return false;
+  return true;
+}
+template <class S, std::enable_if_t<std::is_base_of_v<OptimizerParamState, S>, int> = 0>
+bool operator!=(const S& a, const S& b) {
+  return !(a == b);
+}
+
 /// A list of parameters with, optionally, its own options (else the optimizer's defaults).
 class EMBER_API OptimizerParamGroup {
  public:
@@ -121,8 +148,8 @@ class EMBER_API Optimizer {
   /// One update of every parameter that has a gradient. With a closure, calls it first
   /// with gradients enabled and returns its loss (else an undefined tensor).
   virtual Tensor step(LossClosure closure = nullptr) = 0;
-  /// Resets every parameter's gradient: undefined (set_to_none) or zeros.
-  void zero_grad(bool set_to_none = true);
+  /// Zeroes every parameter's gradient (libtorch 1.13's default), or makes it undefined when set_to_none.
+  void zero_grad(bool set_to_none = false);
   /// Appends parameters to the first group (libtorch's older add_parameters); each must be
   /// a leaf and in no group yet.
   void add_parameters(const std::vector<Tensor>& parameters);

@@ -116,7 +116,7 @@ class DataLoaderBase {
   void work(Dataset& dataset) {
     detail::enter_worker_thread();
     while (true) {
-      Job job = *jobs_.pop();
+      Job job = jobs_.pop();
       if (!job.request) return;
       Result result{job.sequence, std::nullopt, nullptr};
       try {
@@ -151,17 +151,13 @@ class DataLoaderBase {
       }
     }
     while (true) {
-      std::optional<Result> result = results_.pop(options_.timeout);
-      if (!result) {
-        throw Error("Timeout in DataLoader queue while waiting for next batch (timeout was " +
-                    std::to_string(options_.timeout->count()) + " ms)");
-      }
-      if (!options_.enforce_ordering || result->sequence == next_result_) {
+      Result result = results_.pop(options_.timeout);
+      if (!options_.enforce_ordering || result.sequence == next_result_) {
         ++next_result_;
-        return std::move(*result);
+        return result;
       }
-      const size_t sequence = result->sequence;
-      early_results_.emplace(sequence, std::move(*result));
+      const size_t sequence = result.sequence;
+      early_results_.emplace(sequence, std::move(result));
     }
   }
 

@@ -7,7 +7,10 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <utility>
+
+#include "ember/error.h"
 
 namespace ember::data::detail {
 
@@ -22,12 +25,15 @@ class Queue {
     ready_.notify_one();
   }
 
-  /// The oldest item; waits for one, for at most `timeout` when given (nullopt when it ran out).
-  std::optional<T> pop(std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+  /// The oldest item; waits for one, for at most `timeout` when given (then ember::Error, in
+  /// libtorch's words).
+  T pop(std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
     std::unique_lock<std::mutex> lock(mutex_);
     const auto has_item = [this] { return !items_.empty(); };
     if (timeout) {
-      if (!ready_.wait_for(lock, *timeout, has_item)) return std::nullopt;
+      if (!ready_.wait_for(lock, *timeout, has_item))
+        throw Error("Timeout in DataLoader queue while waiting for next batch (timeout was " +
+                    std::to_string(timeout->count()) + " ms)");
     } else {
       ready_.wait(lock, has_item);
     }

@@ -26,4 +26,18 @@ class Sampler {
   virtual void load(serialize::InputArchive& archive) = 0;
 };
 
+/// A sampler through an archive, so torch::save(sampler, path) / torch::load(sampler, path)
+/// keep its position (libtorch's samplers/serialize.h).
+template <class BatchRequest>
+serialize::OutputArchive& operator<<(serialize::OutputArchive& archive,
+                                     const Sampler<BatchRequest>& sampler) {
+  sampler.save(archive);
+  return archive;
+}
+template <class BatchRequest>
+serialize::InputArchive& operator>>(serialize::InputArchive& archive, Sampler<BatchRequest>& sampler) {
+  sampler.load(archive);
+  return archive;
+}
+
 }  // namespace ember::data::samplers
