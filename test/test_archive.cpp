@@ -430,9 +430,15 @@ TEST_CASE(
   expect_throw<InvalidArgument>(
       [&] { load(target, dir / "small.safetensors"); },
       "load: Error(s) in loading " + target->name() +
-          " from an archive:\n\tNo such serialized tensor '0.weight'\n\tNo such "
-          "serialized tensor '0.bias'\n\tNo such serialized tensor '2.weight'\n\tNo "
-          "such serialized tensor '2.bias'");
+          " from an archive:\n\tNo such serialized submodule: '0'\n\tNo such serialized submodule: '2'");
+  // A submodule that is there but lacks a tensor: the tensor is named.
+  serialize::OutputArchive first, only_weight;
+  first.write("weight", zeros({8, 3}));
+  only_weight.write("0", first);
+  only_weight.save_to(dir / "only_weight.safetensors");
+  expect_throw<InvalidArgument>(
+      [&] { load(target, dir / "only_weight.safetensors"); },
+      "\n\tNo such serialized tensor '0.bias'\n\tNo such serialized submodule: '2'");
   nn::Linear wide(3, 5);
   const auto wide_before = values_of(*wide);
   expect_throw<InvalidArgument>(

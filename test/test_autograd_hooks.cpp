@@ -1,7 +1,12 @@
-// Autograd hooks for data parallelism: post-accumulate-grad hooks on leaves and the
-// engine's final callbacks (queue_callback).
-#include <catch2/catch.hpp>
+// Autograd hooks and the engine's options: post-accumulate-grad hooks and final callbacks
+// (data parallelism), hooks that return nothing, retain_grad across in-place ops,
+// backward(inputs=), libtorch's autograd warnings and anomaly mode.
 #include <ember/ember.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
 
 #include "test_util.h"
 
@@ -108,4 +113,48 @@ TEST_CASE("autograd hooks: libtorch's warnings for a non-leaf grad() and for cre
         0);
   autograd::grad({(x * x).sum()}, {x}, {}, {}, /*create_graph=*/true);
   CHECK(messages.seen.size() == 2);  // grad() does not warn
+}
+
+TEST_CASE("autograd hooks: retain_grad keeps the gradient of the newest version after an in-place op") {
+  Tensor a = ones({3}, kDouble).requires_grad_(true);
+  Tensor b = a * 1;
+  b.retain_grad();
+  std::vector<double> before_inplace;
+  b.register_hook([&](const Tensor& g) { before_inplace = ember_test::dvalues(g); });
+  b.mul_(2);
+  (b * 3).sum().backward();
+  CHECK(ember_test::dvalues(b.grad()) == std::vector<double>{3, 3, 3});  // the gradient of b after mul_
+  CHECK(before_inplace == std::vector<double>{6, 6, 6});                 // the hook stays with the old b
+  CHECK(ember_test::dvalues(a.grad()) == std::vector<double>{6, 6, 6});
+}
+
+TEST_CASE("autograd hooks: anomaly mode names the failing node and catches NaN gradients") {
+  Messages messages;
+  WarningUtils::WarningHandlerGuard guard(&messages);
+  WarningUtils::WarnAlways always;
+  autograd::DetectAnomalyGuard anomaly;
+  CHECK(autograd::AnomalyMode::is_enabled());
+  Tensor x = tensor({5.0}, kDouble).requires_grad_(true);
+  Tensor y = x * x;
+  Tensor z = y * y;
+  y.add_(1);
+  ember_test::expect_throw<InvalidArgument>([&] { z.backward(); }, "modified by an inplace operation");
+  bool named = false;
+  for (const std::string& m : messages.seen)
+    named =
+        named ||
+        m.rfind("Error detected in MulBackward0. Traceback of forward call that caused the error:", 0) == 0;
+  CHECK(named);
+  // sqrt's gradient at 0 times 0 is NaN: the node that gave it is named.
+  Tensor w = tensor({0.0}, kDouble).requires_grad_(true);
+  ember_test::expect_throw<InvalidArgument>(
+      [&] { (w.sqrt() * 0).sum().backward(); },
+      "Function 'SqrtBackward0' returned nan values in its 0th output.");
+  {
+    autograd::DetectAnomalyGuard without_nan_check(/*check_nan=*/false);
+    Tensor v = tensor({0.0}, kDouble).requires_grad_(true);
+    (v.sqrt() * 0).sum().backward();
+    CHECK(std::isnan(v.grad().item<double>()));
+  }
+  CHECK(autograd::AnomalyMode::should_check_nan());
 }

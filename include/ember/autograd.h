@@ -297,6 +297,27 @@ struct EMBER_API UndefinedGrad {
   variable_list apply(variable_list&& inputs);
 };
 
+/// libtorch's anomaly mode (process-wide): while enabled, a backward node that throws is
+/// named in a warning before the error goes on, and with check_nan a node whose gradient holds
+/// a NaN raises "Function 'XBackward0' returned nan values in its 0th output.".
+struct EMBER_API AnomalyMode {
+  static bool is_enabled();
+  static bool should_check_nan();
+  static void set_enabled(bool enabled, bool check_nan = true);
+};
+
+/// Enables anomaly mode for its lifetime (torch::autograd::DetectAnomalyGuard), nestable.
+class EMBER_API DetectAnomalyGuard {
+ public:
+  explicit DetectAnomalyGuard(bool check_nan = true);
+  ~DetectAnomalyGuard();
+  DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
+  DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
+
+ private:
+  bool prev_check_nan_;
+};
+
 /// Runs `callback` on this thread once the current backward pass has run every node
 /// (torch's Engine::queue_callback); InvalidArgument outside a backward pass.
 EMBER_API void queue_callback(std::function<void()> callback);

@@ -628,6 +628,10 @@ class EMBER_API Tensor {
   Tensor& detach_() const;
   /// A leaf that shares this tensor's storage, with no history (libtorch's .data()).
   Tensor data() const;
+  /// libtorch's tensor_data(): data() (the version counter is shared, as libtorch's is).
+  Tensor tensor_data() const { return data(); }
+  /// Every ember tensor is a Variable (libtorch's is_variable()).
+  bool is_variable() const noexcept { return true; }
   /// This tensor takes new_data's storage, sizes, strides and dtype; it keeps its autograd
   /// state (requires_grad, grad, hooks), as libtorch's set_data.
   void set_data(const Tensor& new_data) const;

@@ -13,6 +13,7 @@
 // the CPU skips each of these steps without a backend call. (A null stream is a device's
 // default stream, not the absence of one.)
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <queue>
 #include <unordered_map>
@@ -31,6 +32,27 @@
 namespace ember::autograd {
 
 namespace {
+
+std::atomic<int> g_anomaly_guards{0};  // DetectAnomalyGuards alive, or 1 after set_enabled(true)
+std::atomic<bool> g_anomaly_check_nan{true};
+
+// Anomaly mode's node call: a throw is named in a warning first (ember keeps no forward
+// traceback), and a NaN in a gradient it gives is an error.
+variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
+  variable_list out;
+  try {
+    out = node.apply(std::move(in));
+  } catch (...) {
+    EMBER_WARN("Error detected in ", node.name(), ". Traceback of forward call that caused the error:\n",
+               "(ember records no forward traceback)");
+    throw;
+  }
+  if (AnomalyMode::should_check_nan())
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i].defined() && out[i].is_floating_point() && ember::isnan(out[i]).any().item<bool>())
+        EMBER_THROW(InvalidArgument, "Function '{}' returned nan values in its {}th output.", node.name(), i);
+  return out;
+}
 
 struct NodeState {
   int pending = 0;           // gradients still to arrive from other nodes
@@ -245,7 +267,8 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
         if (e.is_valid() && --state[e.function.get()].pending == 0) ready.push(e.function.get());
       continue;
     }
-    variable_list out = node->apply(std::move(in));
+    variable_list out = AnomalyMode::is_enabled() ? apply_with_anomaly_checks(*node, std::move(in))
+                                                  : node->apply(std::move(in));
     if (!keep_graph) node->release_variables();
     for (size_t i = 0; i < node->next_edges_.size(); ++i) {
       const Edge& e = node->next_edges_[i];
@@ -300,6 +323,27 @@ void prepare_roots(const variable_list& outputs, const variable_list& grad_outpu
 void queue_callback(std::function<void()> callback) {
   EMBER_CHECK_ARG(t_final_callbacks != nullptr, "queue_callback: Final callbacks can only be installed during backward pass.");
   t_final_callbacks->push_back(std::move(callback));
+}
+
+bool AnomalyMode::is_enabled() { return g_anomaly_guards.load(std::memory_order_relaxed) > 0; }
+bool AnomalyMode::should_check_nan() { return g_anomaly_check_nan.load(std::memory_order_relaxed); }
+void AnomalyMode::set_enabled(bool enabled, bool check_nan) {
+  g_anomaly_guards.store(enabled ? 1 : 0, std::memory_order_relaxed);
+  g_anomaly_check_nan.store(check_nan, std::memory_order_relaxed);
+}
+
+DetectAnomalyGuard::DetectAnomalyGuard(bool check_nan)
+    : prev_check_nan_(g_anomaly_check_nan.load(std::memory_order_relaxed)) {
+  EMBER_WARN_ONCE(
+      "This mode should be enabled only for debugging as the different tests will slow down your program "
+      "execution.");
+  g_anomaly_guards.fetch_add(1, std::memory_order_relaxed);
+  g_anomaly_check_nan.store(check_nan, std::memory_order_relaxed);
+}
+
+DetectAnomalyGuard::~DetectAnomalyGuard() {
+  g_anomaly_guards.fetch_sub(1, std::memory_order_relaxed);
+  g_anomaly_check_nan.store(prev_check_nan_, std::memory_order_relaxed);
 }
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors,

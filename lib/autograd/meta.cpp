@@ -152,6 +152,17 @@ Edge gradient_edge(const Tensor& t) {
 
 void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t nr) {
   AutogradMeta& m = get_or_create_meta(t);
+  if (m.retained_grad_ && m.grad_fn_ && m.grad_fn_ != node) {
+    // An in-place op gave t a new grad_fn: retain_grad keeps the newest version's gradient,
+    // as libtorch's (the tensor's other hooks stay with the version they were made for).
+    auto& old_hooks = m.grad_fn_->pre_hooks_;
+    for (auto it = old_hooks.begin(); it != old_hooks.end(); ++it)
+      if (it->id == m.retain_hook_id_) {
+        node->pre_hooks_.push_back({it->id, nr, std::move(it->fn)});
+        old_hooks.erase(it);
+        break;
+      }
+  }
   m.grad_fn_ = node;
   m.output_nr_ = nr;
   m.requires_grad_ = false;

@@ -17,6 +17,7 @@ struct AutogradMeta {
   std::mutex accumulator_mutex_;                 // threads recording ops on one leaf share its AccumulateGrad
   std::weak_ptr<Node> grad_accumulator_;        // leaves: their AccumulateGrad, while a graph holds it
   std::shared_ptr<Tensor> retained_grad_;       // non-leaves after retain_grad(): written by a pre-hook
+  unsigned retain_hook_id_ = 0;                 // ... that one (it follows the tensor to a new grad_fn)
   std::vector<Node::PreHook> leaf_hooks_;       // leaves' tensor hooks, run by AccumulateGrad
   struct PostAccumulateHook {
     unsigned id;

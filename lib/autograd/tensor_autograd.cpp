@@ -156,9 +156,12 @@ void Tensor::retain_grad() const {
   if (!m.grad_fn_ || m.retained_grad_) return;  // leaves keep their grad anyway
   auto slot = std::make_shared<Tensor>();
   m.retained_grad_ = slot;
-  m.grad_fn_->pre_hooks_.push_back({g_next_hook_id++, m.output_nr_, [slot](const Tensor& g) {
-                                      if (!slot->defined()) *slot = g.detach().clone();
-                                      else *slot = *slot + g.detach();
+  m.retain_hook_id_ = g_next_hook_id++;
+  m.grad_fn_->pre_hooks_.push_back({m.retain_hook_id_, m.output_nr_, [slot](const Tensor& g) {
+                                      if (!slot->defined())
+                                        *slot = g.detach().clone();
+                                      else
+                                        *slot = *slot + g.detach();
                                       return Tensor();
                                     }});
 }

@@ -1,6 +1,7 @@
 // Checkpoints: nn::Module::save / load of named parameters and buffers, and
 // optim::Optimizer::save / load of its state, as safetensors files or through the
 // archives of torch::save / torch::load.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -107,7 +108,20 @@ void nn::Module::load(serialize::InputArchive& archive) {
     }
   }
   std::string errors;
-  for (const auto& m : missing) errors += "\n\tNo such serialized tensor '" + m + "'";
+  // libtorch's words: the first level of the name that the archive lacks.
+  std::vector<std::string> reported;
+  for (const auto& m : missing) {
+    std::string line = "No such serialized tensor '" + m + "'";
+    serialize::InputArchive sub;
+    for (size_t dot = m.find('.'); dot != std::string::npos; dot = m.find('.', dot + 1))
+      if (!archive.try_read(m.substr(0, dot), sub)) {
+        line = "No such serialized submodule: '" + m.substr(0, dot) + "'";
+        break;
+      }
+    if (std::find(reported.begin(), reported.end(), line) != reported.end()) continue;
+    reported.push_back(line);
+    errors += "\n\t" + line;
+  }
   for (const auto& p : problems) errors += "\n\t" + p;
   EMBER_CHECK_ARG(errors.empty(), "load: Error(s) in loading {} from an archive:{}", name(), errors);
   for (auto& [dst, src] : plan) {

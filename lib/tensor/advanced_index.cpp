@@ -23,7 +23,7 @@ namespace ember {
 namespace indexing {
 
 TensorIndex::TensorIndex(const char* s) : kind_(Kind::Ellipsis) {
-  EMBER_CHECK_ARG(std::string(s) == "...", "TensorIndex: expected \"...\" to represent an ellipsis index, but got \"{}\"",
+  EMBER_CHECK_ARG(std::string(s) == "...", "Expected \"...\" to represent an ellipsis index, but got \"{}\"",
                   s);
 }
 

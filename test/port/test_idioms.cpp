@@ -115,6 +115,12 @@ int main() {
   gone.reset();
   expect(!gone.defined() && a.defined(), "Tensor::reset()");
   expect(torch::typeMetaToScalarType(torch::get_default_dtype()) == torch::kFloat, "the default dtype");
+  expect(a.is_variable() && a.tensor_data().data_ptr() == a.data_ptr(), "is_variable, tensor_data");
+  int dtypes = 0;
+#define COUNT_DTYPE(T, S) dtypes += sizeof(T) > 0 && torch::k##S != torch::kBool ? 1 : 0;
+  AT_FORALL_SCALAR_TYPES_AND3(Bool, Half, BFloat16, COUNT_DTYPE)
+#undef COUNT_DTYPE
+  expect(dtypes == 9, "AT_FORALL_SCALAR_TYPES_AND3 visits ten dtypes, Bool among them");
 
   // Functional forms.
   namespace F = torch::nn::functional;

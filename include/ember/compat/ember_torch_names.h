@@ -97,9 +97,19 @@ namespace native {
 using ::ember::is_nonzero;
 }  // namespace native
 /// libtorch's deprecated guard that runs ops below autograd: here, grad mode off while it lives.
-struct AutoNonVariableTypeMode : ::ember::AutoGradMode {
-  explicit AutoNonVariableTypeMode(bool enabled = true)
-      : ::ember::AutoGradMode(!enabled && GradMode::is_enabled()) {}
+struct AutoNonVariableTypeMode : ::ember::NoGradGuard {
+  explicit AutoNonVariableTypeMode(bool enabled = true) {
+    EMBER_WARN_ONCE(
+        "AutoNonVariableTypeMode is deprecated and will be removed in 1.10 release. For kernel "
+        "implementations "
+        "please use AutoDispatchBelowADInplaceOrView instead, If you are looking for a user facing API to "
+        "enable "
+        "running your inference-only workload, please use c10::InferenceMode. Using "
+        "AutoDispatchBelowADInplaceOrView in user code is under risk of producing silent wrong result in "
+        "some edge "
+        "cases. See Note [AutoDispatchBelowAutograd] for more details.");
+    EMBER_CHECK(enabled, "AutoNonVariableTypeMode(false) is not supported, as in libtorch");
+  }
 };
 using c10::irange;
 using c10::nullopt;
@@ -121,6 +131,22 @@ namespace ember::detail {
 // Printed modules read "torch::nn::Linear(...)" in a drop-in program, as libtorch's do.
 inline const bool torch_module_names = ::ember::nn::detail::print_torch_module_names();
 }  // namespace ember::detail
+
+// libtorch's X-macros over dtypes: _(C++ type, ScalarType name) for each.
+#define AT_FORALL_SCALAR_TYPES(_) \
+  _(uint8_t, Byte)                \
+  _(int8_t, Char)                 \
+  _(int16_t, Short)               \
+  _(int, Int)                     \
+  _(int64_t, Long)                \
+  _(float, Float)                 \
+  _(double, Double)
+#define EMBER_CPP_TYPE_Bool bool
+#define EMBER_CPP_TYPE_Half ::ember::Half
+#define EMBER_CPP_TYPE_BFloat16 ::ember::BFloat16
+#define AT_FORALL_SCALAR_TYPES_AND(A, _) AT_FORALL_SCALAR_TYPES(_) _(EMBER_CPP_TYPE_##A, A)
+#define AT_FORALL_SCALAR_TYPES_AND2(A, B, _) AT_FORALL_SCALAR_TYPES_AND(A, _) _(EMBER_CPP_TYPE_##B, B)
+#define AT_FORALL_SCALAR_TYPES_AND3(A, B, C, _) AT_FORALL_SCALAR_TYPES_AND2(A, B, _) _(EMBER_CPP_TYPE_##C, C)
 
 #define TORCH_CHECK(cond, ...) EMBER_CHECK(cond, ##__VA_ARGS__)
 #define TORCH_INTERNAL_ASSERT(cond, ...) EMBER_CHECK(cond, ##__VA_ARGS__)

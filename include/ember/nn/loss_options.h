@@ -18,6 +18,7 @@ namespace nn {
 
 struct EMBER_API HuberLossOptions {
   HuberLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT: implicit as in libtorch
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction);
   /// Where the loss turns from quadratic to linear; must be positive.
@@ -26,6 +27,8 @@ struct EMBER_API HuberLossOptions {
 
 struct EMBER_API BCELossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
@@ -48,6 +51,8 @@ struct EMBER_API PoissonNLLLossOptions {
   /// Adds Stirling's approximation of log(target!) where target > 1.
   EMBER_ARG(bool, full) = false;
   EMBER_ARG(double, eps) = 1e-8;
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
@@ -56,24 +61,32 @@ struct EMBER_API PoissonNLLLossOptions {
 struct EMBER_API GaussianNLLLossOptions {
   EMBER_ARG(bool, full) = false;
   EMBER_ARG(double, eps) = 1e-6;
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
 struct EMBER_API MarginRankingLossOptions {
   EMBER_ARG(double, margin) = 0;
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
 struct EMBER_API HingeEmbeddingLossOptions {
   EMBER_ARG(double, margin) = 1.0;
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
 struct EMBER_API CosineEmbeddingLossOptions {
   EMBER_ARG(double, margin) = 0.0;
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
@@ -81,6 +94,7 @@ struct EMBER_API CosineEmbeddingLossOptions {
 struct EMBER_API SoftMarginLossOptions {
   SoftMarginLossOptions(Reduction reduction = kMean)
       : reduction_(reduction) {}  // NOLINT: implicit as in libtorch
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction);
 };
@@ -88,12 +102,16 @@ struct EMBER_API SoftMarginLossOptions {
 struct EMBER_API MultiLabelMarginLossOptions {
   MultiLabelMarginLossOptions(Reduction reduction = kMean)  // NOLINT: implicit as in libtorch
       : reduction_(reduction) {}
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction);
 };
 
 struct EMBER_API MultiLabelSoftMarginLossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
@@ -103,6 +121,8 @@ struct EMBER_API MultiMarginLossOptions {
   EMBER_ARG(int64_t, p) = 1;
   EMBER_ARG(double, margin) = 1.0;
   EMBER_ARG(Tensor, weight) = Tensor();
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
@@ -112,6 +132,8 @@ struct EMBER_API TripletMarginLossOptions {
   EMBER_ARG(double, p) = 2.0;
   EMBER_ARG(double, eps) = 1e-6;
   EMBER_ARG(bool, swap) = false;
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
@@ -122,6 +144,8 @@ struct EMBER_API TripletMarginWithDistanceLossOptions {
   EMBER_ARG(std::optional<distance_function_t>, distance_function) = std::nullopt;
   EMBER_ARG(double, margin) = 1.0;
   EMBER_ARG(bool, swap) = false;
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
@@ -141,6 +165,7 @@ struct EMBER_API CTCLossOptions {
   /// The blank label's class index.
   EMBER_ARG(int64_t, blank) = 0;
   /// kMean divides each loss by its target length (at least 1), then averages over the batch.
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
   /// Infinite losses (targets no alignment reaches) and their gradients become zero.

@@ -74,6 +74,7 @@ struct EMBER_API GELUOptions {
 
 struct EMBER_API MSELossOptions {
   MSELossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction);
 };
@@ -81,6 +82,7 @@ using L1LossOptions = MSELossOptions;
 
 struct EMBER_API SmoothL1LossOptions {
   SmoothL1LossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT: implicit as in libtorch
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction);
   /// Where the loss turns from quadratic to linear; 0 is l1_loss.
@@ -90,6 +92,8 @@ struct EMBER_API SmoothL1LossOptions {
 struct EMBER_API CrossEntropyLossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
   EMBER_ARG(int64_t, ignore_index) = -100;
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
   EMBER_ARG(double, label_smoothing) = 0.0;
@@ -98,12 +102,16 @@ struct EMBER_API CrossEntropyLossOptions {
 struct EMBER_API NLLLossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
   EMBER_ARG(int64_t, ignore_index) = -100;
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 
 struct EMBER_API BCEWithLogitsLossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
+
+ public:
   using reduction_t = Reduction;
   EMBER_ARG(Reduction, reduction) = kMean;
   EMBER_ARG(Tensor, pos_weight) = Tensor();
