@@ -330,6 +330,17 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
               return in.ConsumeBool() ? std::optional<int64_t>(in.ConsumeIntegralInRange<int64_t>(lo, hi)) : std::nullopt;
             };
             const auto a = opt(-8, 8), b = opt(-8, 8), c = opt(-1, 3);
+            if (c && *c == 0) {  // refused when the Slice is built, as libtorch's
+              g_call = "Slice with step 0";
+              bool refused = false;
+              try {
+                (void)indexing::Slice(a, b, c);
+              } catch (const InvalidArgument&) {
+                refused = true;
+              }
+              if (!refused) fail("Slice accepted a zero step");
+              return true;
+            }
             idx.emplace_back(indexing::Slice(a, b, c)), ++consumed, desc += "slice ";
             break;
           }
@@ -352,9 +363,9 @@ bool step(FuzzedDataProvider& in, Tensor& t, Ref& ref) {
           steps.push_back([k](const Sizes&, size_t&, Sizes& src) { src.push_back(k); });
           ++d;
         } else if (i.kind() == indexing::TensorIndex::Kind::Slice) {
-          const int64_t size = ref.sizes[size_t(d)], st = i.slice().step.value_or(1);
+          const int64_t size = ref.sizes[size_t(d)], st = i.slice().step();
           valid = st > 0;
-          const int64_t s0 = i.slice().start.value_or(0), e0 = i.slice().stop.value_or(size);
+          const int64_t s0 = i.slice().start(), e0 = i.slice().stop();  // unset: 0 and INDEX_MAX
           const int64_t b = s0 < 0 ? std::max<int64_t>(s0 + size, 0) : std::min(s0, size);
           const int64_t e = e0 < 0 ? std::max<int64_t>(e0 + size, 0) : std::min(e0, size);
           out.push_back(e > b && st > 0 ? (e - b + st - 1) / st : 0);

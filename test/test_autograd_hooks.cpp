@@ -158,3 +158,50 @@ TEST_CASE("autograd hooks: anomaly mode names the failing node and catches NaN g
   }
   CHECK(autograd::AnomalyMode::should_check_nan());
 }
+
+TEST_CASE("autograd hooks: backward(inputs=) accumulates as AccumulateGrad does: own buffers, leaf hooks") {
+  Tensor a = tensor({1.0, 2.0}, kDouble).requires_grad_(true);
+  Tensor b = tensor({3.0, 4.0}, kDouble).requires_grad_(true);
+  std::vector<double> hooked;
+  a.register_hook([&](const Tensor& g) {
+    hooked = ember_test::dvalues(g);
+    return g * 10;
+  });
+  Tensor loss = (a + b).sum();  // AddBackward hands one gradient tensor to both inputs
+  loss.backward({}, /*retain_graph=*/true, false, {{a, b}});
+  CHECK(hooked == std::vector<double>{1, 1});
+  CHECK(ember_test::dvalues(a.grad()) == std::vector<double>{10, 10});
+  CHECK(ember_test::dvalues(b.grad()) == std::vector<double>{1, 1});
+  CHECK(a.grad().data_ptr() != b.grad().data_ptr());
+  void* const kept = b.grad().data_ptr();
+  loss.backward({}, true, false, {{b}});
+  CHECK(b.grad().data_ptr() == kept);  // added in place
+  CHECK(ember_test::dvalues(b.grad()) == std::vector<double>{2, 2});
+  b.grad().mul_(0);
+  CHECK(ember_test::dvalues(a.grad()) == std::vector<double>{10, 10});
+  const Tensor plain = ones({2}, kDouble);
+  ember_test::expect_throw<InvalidArgument>([&] { loss.backward({}, true, false, {{plain}}); },
+                                            "One of the differentiated Tensors does not require grad");
+}
+
+TEST_CASE("autograd hooks: anomaly mode nests its guards and set_enabled as libtorch's") {
+  CHECK_FALSE(autograd::AnomalyMode::is_enabled());
+  {
+    autograd::DetectAnomalyGuard outer;
+    {
+      autograd::DetectAnomalyGuard inner(/*check_nan=*/false);
+      CHECK(autograd::AnomalyMode::is_enabled());
+      CHECK_FALSE(autograd::AnomalyMode::should_check_nan());
+    }
+    CHECK(autograd::AnomalyMode::is_enabled());  // the outer guard still holds it
+    CHECK(autograd::AnomalyMode::should_check_nan());
+    autograd::AnomalyMode::set_enabled(false);
+    CHECK_FALSE(autograd::AnomalyMode::is_enabled());
+    autograd::DetectAnomalyGuard again;
+    CHECK(autograd::AnomalyMode::is_enabled());
+  }
+  CHECK_FALSE(autograd::AnomalyMode::is_enabled());
+  autograd::AnomalyMode::set_enabled(true);
+  { autograd::DetectAnomalyGuard guard; }
+  CHECK_FALSE(autograd::AnomalyMode::is_enabled());  // the last guard turns it off, as libtorch's
+}

@@ -144,6 +144,7 @@ TEST_CASE("overlap: indexed writes share no memory with their source or index, a
   // The index tensor is an input too.
   Tensor idx = tensor({0, 1, 2});
   CHECK_THROWS_WITH(idx.index_copy_(0, idx, idx), "index_copy_(): " + kPartial);
+  CHECK_THROWS_WITH(idx.index_put_({idx}, tensor({5, 6, 7})), "index_put_: " + kPartial);
   // A written-to tensor with repeated elements.
   Tensor e = zeros({1}).expand({3});
   CHECK_THROWS_WITH(e.index_copy_(0, tensor({0}), ones({1})), "index_copy_(): " + kInternal);

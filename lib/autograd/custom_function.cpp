@@ -85,11 +85,15 @@ void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const variab
       node->input_meta_.emplace_back();
     }
     node->arg_of_edge_.push_back(arg_index[i]);
-    if (contains(ctx.dirty_, t)) {
-      check_inplace(t);
-      ember::detail::bump_version(t);  // the forward wrote it in place
-    }
+    if (contains(ctx.dirty_, t)) check_inplace(t);
   }
+  // The forward wrote the dirty inputs in place: one version each, once every check passed.
+  std::vector<const TensorImpl*> bumped;
+  for (const Tensor& t : args)
+    if (t.defined() && contains(ctx.dirty_, t) && !contains(bumped, t)) {
+      ember::detail::bump_version(t);
+      bumped.push_back(t.unsafe_impl());
+    }
   node->num_inputs_ = uint32_t(outputs.size());
   for (const Tensor& out : outputs) {
     node->output_meta_.push_back(out.defined() ? input_meta(out) : InputMeta());
@@ -154,7 +158,10 @@ struct UndefinedGradBackward final : Node {
 
 variable_list UndefinedGrad::apply(variable_list&& inputs) {
   variable_list outputs;
-  for (const Tensor& t : inputs) outputs.push_back(t.defined() ? t.clone().detach() : Tensor());
+  {
+    NoGradGuard no_grad;
+    for (const Tensor& t : inputs) outputs.push_back(t.defined() ? t.clone() : Tensor());
+  }
   if (!GradMode::is_enabled() || !detail::any_arg_requires_grad(inputs)) return outputs;
   auto node = std::make_shared<UndefinedGradBackward>();
   for (const Tensor& t : inputs) {

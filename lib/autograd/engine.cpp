@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <queue>
 #include <unordered_map>
 
@@ -33,8 +34,11 @@ namespace ember::autograd {
 
 namespace {
 
-std::atomic<int> g_anomaly_guards{0};  // DetectAnomalyGuards alive, or 1 after set_enabled(true)
+// As libtorch's: a flag set by set_enabled and by the guards, which count themselves under a lock.
+std::atomic<bool> g_anomaly_enabled{false};
 std::atomic<bool> g_anomaly_check_nan{true};
+std::mutex g_anomaly_mutex;
+int g_anomaly_guards = 0;
 
 // Anomaly mode's node call: a throw is named in a warning first (ember keeps no forward
 // traceback), and a NaN in a gradient it gives is an error.
@@ -325,25 +329,27 @@ void queue_callback(std::function<void()> callback) {
   t_final_callbacks->push_back(std::move(callback));
 }
 
-bool AnomalyMode::is_enabled() { return g_anomaly_guards.load(std::memory_order_relaxed) > 0; }
+bool AnomalyMode::is_enabled() { return g_anomaly_enabled.load(std::memory_order_relaxed); }
 bool AnomalyMode::should_check_nan() { return g_anomaly_check_nan.load(std::memory_order_relaxed); }
 void AnomalyMode::set_enabled(bool enabled, bool check_nan) {
-  g_anomaly_guards.store(enabled ? 1 : 0, std::memory_order_relaxed);
+  g_anomaly_enabled.store(enabled, std::memory_order_relaxed);
   g_anomaly_check_nan.store(check_nan, std::memory_order_relaxed);
 }
 
-DetectAnomalyGuard::DetectAnomalyGuard(bool check_nan)
-    : prev_check_nan_(g_anomaly_check_nan.load(std::memory_order_relaxed)) {
+DetectAnomalyGuard::DetectAnomalyGuard(bool check_nan) {
   EMBER_WARN_ONCE(
       "This mode should be enabled only for debugging as the different tests will slow down your program "
       "execution.");
-  g_anomaly_guards.fetch_add(1, std::memory_order_relaxed);
-  g_anomaly_check_nan.store(check_nan, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_anomaly_mutex);
+  ++g_anomaly_guards;
+  prev_check_nan_ = AnomalyMode::should_check_nan();
+  AnomalyMode::set_enabled(true, check_nan);
 }
 
 DetectAnomalyGuard::~DetectAnomalyGuard() {
-  g_anomaly_guards.fetch_sub(1, std::memory_order_relaxed);
-  g_anomaly_check_nan.store(prev_check_nan_, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_anomaly_mutex);
+  --g_anomaly_guards;
+  AnomalyMode::set_enabled(g_anomaly_guards > 0, prev_check_nan_);
 }
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors,
@@ -360,10 +366,21 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors,
     variable_list gs = grad(tensors, inputs, grad_tensors, retain_graph, create_graph, /*allow_unused=*/true);
     AutoGradMode grad_mode(create_graph);
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!gs[i].defined()) continue;
+      Tensor g = gs[i];
+      if (!g.defined()) continue;
+      // As AccumulateGrad: a leaf's hooks first, then the gradient into grad() (a buffer of its
+      // own the first time, since nodes may hand one tensor to several inputs; added in place after).
+      if (const AutogradMeta* m = detail::meta(inputs[i]); m && !m->grad_fn_)
+        for (const Node::PreHook& hook : m->leaf_hooks_)
+          if (Tensor r = hook.fn(g); r.defined()) g = r;
       Tensor& slot = inputs[i].mutable_grad();
-      Tensor g = create_graph ? gs[i] : gs[i].detach();
-      slot = slot.defined() ? slot + g : g;
+      if (!slot.defined()) {
+        slot = create_graph ? g : g.detach().clone();
+      } else if (create_graph) {
+        slot = slot + g;
+      } else {
+        slot.add_(g.detach());
+      }
     }
     return;
   }

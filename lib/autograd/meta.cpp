@@ -166,6 +166,9 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t nr
   m.grad_fn_ = node;
   m.output_nr_ = nr;
   m.requires_grad_ = false;
+  // An op's output with history is not a view taken with grad mode off, even when the op's
+  // forward (run under NoGradGuard) handed back a view of its input.
+  t.unsafe_impl()->view_kind_ &= uint8_t(~kNoGradModeViewOfGrad);
   if (m.is_view_) m.view_version_ = t.storage()->version_.load(std::memory_order_relaxed);
 }
 

@@ -79,8 +79,10 @@ Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy) const {
 }
 Tensor Tensor::to(const TensorOptions& o, bool non_blocking, bool copy) const {
   EMBER_CHECK_ARG(defined(), "to: undefined tensor");
-  EMBER_CHECK_ARG(!o.requires_grad(),
-                  "to(options) expects unset requires_grad flag, but got options.requires_grad set as true");
+  EMBER_CHECK_ARG(
+      !o.requires_grad(),
+      "Operators taking TensorOptions cannot take a TensorOptions with options.requires_grad set as "
+      "true. This isn't implemented yet.");
   return to(o.has_device() ? o.device() : device(), o.has_dtype() ? o.dtype() : dtype(), non_blocking, copy);
 }
 Tensor Tensor::cpu() const { return to(Device(kCPU, 0)); }

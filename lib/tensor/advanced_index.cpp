@@ -296,7 +296,12 @@ void put_indexed(const Tensor& self, const std::vector<TensorIndex>& indices, co
   Parsed p = parse(self, indices);
   // An advanced write may not read the memory it writes (a basic one goes through copy_,
   // whose own rule allows the very same elements).
-  if (!p.adv.empty()) detail::check_no_input_overlap(self, value_in, "index_put_");
+  if (!p.adv.empty()) {
+    detail::check_no_input_overlap(self, value_in, "index_put_");
+    for (const TensorIndex& i : indices)
+      if (i.kind() == TensorIndex::Kind::Tensor)
+        detail::check_no_input_overlap(self, i.tensor(), "index_put_");
+  }
   // libtorch's copy into a basic-indexed view casts the value; its index_put_ does not.
   EMBER_CHECK_ARG(value.dtype() == self.dtype() || (from_index_list && p.adv.empty()),
                   "Index put requires the source and destination dtypes match, got {} for the destination and {} for "

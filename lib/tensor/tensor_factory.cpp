@@ -1,7 +1,7 @@
 #include "tensor/tensor_factory.h"
 
+#include "autograd/meta.h"
 #include "core/check.h"
-#include "ember/autograd.h"
 #include "ember/registry.h"
 #include "memory/caching_allocator.h"
 #include "tensor/inference.h"
@@ -101,7 +101,7 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
         kIsView | (b->view_kind_ & (kInferenceModeView | kInferenceModeViewOfGrad | kNoGradModeViewOfGrad)));
     if (inference_mode()) {
       impl->view_kind_ |= kInferenceModeView | (base.requires_grad() ? kInferenceModeViewOfGrad : 0);
-    } else if (!GradMode::is_enabled() && base.requires_grad()) {
+    } else if (b->autograd_meta_ && !GradMode::is_enabled() && autograd::detail::requires_grad(base)) {
       // As libtorch: such a view reports requires_grad, has no grad_fn, gets no gradient, and
       // refuses in-place writes with grad mode on. A recorded view op's forward runs under
       // NoGradGuard too; its mark_view takes the bit back.

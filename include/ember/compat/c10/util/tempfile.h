@@ -1,6 +1,7 @@
 #pragma once
 /// ember's drop-in for libtorch's <c10/util/tempfile.h> (target ember::torch): temporary
-/// files and directories under $TMPDIR (else /tmp), removed when their handle goes away.
+/// files and directories under $TMPDIR, $TMP, $TEMP or $TEMPDIR (else /tmp), removed when their handle goes
+/// away.
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -16,7 +17,9 @@ namespace c10 {
 namespace detail {
 // The mkstemp / mkdtemp pattern "<tmp-dir>/<prefix>XXXXXX", NUL-terminated.
 inline std::vector<char> temp_pattern(const std::string& prefix) {
-  const char* dir = std::getenv("TMPDIR");
+  const char* dir = nullptr;
+  for (const char* name : {"TMPDIR", "TMP", "TEMP", "TEMPDIR"})
+    if (!dir || !*dir) dir = std::getenv(name);
   std::string path = std::string(dir && *dir ? dir : "/tmp") + "/" + prefix + "XXXXXX";
   return std::vector<char>(path.c_str(), path.c_str() + path.size() + 1);
 }
