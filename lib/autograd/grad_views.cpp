@@ -26,10 +26,9 @@ Tensor forward(F&& f) {
 
 // A recorded view: in-place ops on it must know its base requires grad.
 void mark_view(const Tensor& base, const Tensor& y) {
-  // Recorded with grad mode on: a no-grad-mode view only if its base is one (the forward ran
-  // under NoGradGuard, which make_view took for the user's mode).
-  uint8_t& kind = y.unsafe_impl()->view_kind_;
-  kind = uint8_t((kind & ~kNoGradModeViewOfGrad) | (base.unsafe_impl()->view_kind_ & kNoGradModeViewOfGrad));
+  // record's set_history took away the no-grad-view bit the forward's NoGradGuard gave y; a
+  // view of a view taken with grad mode off is one too, as libtorch's creation meta.
+  y.unsafe_impl()->view_kind_ |= uint8_t(base.unsafe_impl()->view_kind_ & kNoGradModeViewOfGrad);
   AutogradMeta* b = meta(base);
   AutogradMeta& m = get_or_create_meta(y);
   m.is_view_ = true;
