@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -89,7 +90,14 @@ TEST_CASE("creation: ragged and mixed lists are rejected") {
                                       "{3} with sizes: 1"));
   CHECK_THROWS_MATCHES(tensor({{1, 2}, {3.5, 4.0}}), InvalidArgument,
                        Catch::Message("tensor: Expected all elements of the tensor to have the same scalar type: "
-                                      "Long, but got element of scalar type: Double"));
+                                      "Int, but got element of scalar type: Double"));
+  // int and long are different source types in libtorch's lists, though both give int64.
+  CHECK_THROWS_MATCHES(tensor({int64_t(1), int64_t(2)}).add(tensor({1, 2L})), InvalidArgument,
+                       Catch::Message("tensor: Expected all elements of the tensor to have the same scalar type: "
+                                      "Int, but got element of scalar type: Long"));
+  CHECK(tensor({1, 2}).dtype() == kLong);
+  CHECK(tensor(7).dtype() == kLong);
+  CHECK(tensor({int64_t(1), int64_t(2)}).dtype() == kLong);
 }
 
 TEST_CASE("creation: tensor from std::vector and ArrayRef") {
@@ -181,3 +189,44 @@ TEST_CASE("creation: a zero-element shape whose strides overflow int64 is refuse
                     "tensor sizes [0, 1, 4294967295, 4294967295] give strides beyond int64");
   CHECK(ember::empty({0, 4294967295}).numel() == 0);  // the outermost stride is never multiplied
 }
+
+TEST_CASE("creation: TensorDataContainer's accessors and printing, as libtorch's") {
+  using detail::TensorDataContainer;
+  auto text = [](const TensorDataContainer& c) {
+    std::ostringstream os;
+    os << c;
+    return os.str();
+  };
+  CHECK(text(TensorDataContainer(1.1)) == "1.1");
+  CHECK(text(TensorDataContainer({1.1, 2.2})) == "{1.1, 2.2}");
+  CHECK(text(TensorDataContainer({{1, 2}, {3, 4}})) == "{{1, 2}, {3, 4}}");
+  CHECK(text(TensorDataContainer({{{{1}}}})) == "{{{{1}}}}");
+  CHECK(text(TensorDataContainer({{{{}}}})) == "{{{{}}}}");
+  CHECK(text(TensorDataContainer(std::vector<double>{1.1, 2.2})) == "{1.1, 2.2}");
+  CHECK(text(TensorDataContainer(ArrayRef<double>({1.1, 2.2}))) == "{1.1, 2.2}");
+
+  const TensorDataContainer scalar(7), list({{1, 2}, {3, 4}}), array(std::vector<float>{0.5f, 1.5f});
+  CHECK(scalar.is_scalar());
+  CHECK(scalar.scalar().to<int64_t>() == 7);
+  CHECK(TensorDataContainer(2.5).scalar().to<double>() == 2.5);
+  CHECK(TensorDataContainer(true).scalar().to<bool>());
+  CHECK(list.is_init_list());
+  const std::vector<TensorDataContainer> rows = list.init_list();
+  REQUIRE(rows.size() == 2);
+  CHECK(text(rows[1]) == "{3, 4}");
+  CHECK(rows[1].init_list()[0].scalar().to<int64_t>() == 3);
+  CHECK(array.is_tensor());
+  CHECK(array.tensor().dtype() == kFloat);
+  CHECK(dvalues(array.tensor()) == std::vector<double>{0.5, 1.5});
+  CHECK_THROWS_MATCHES(scalar.init_list(), InvalidArgument,
+                       Catch::Message("Can only call `init_list()` on a TensorDataContainer that has `is_init_list() == "
+                                      "true`"));
+  CHECK_THROWS_MATCHES(scalar.tensor(), InvalidArgument,
+                       Catch::Message("Can only call `tensor()` on a TensorDataContainer that has `is_tensor() == true`"));
+  CHECK_THROWS_MATCHES(list.scalar(), InvalidArgument,
+                       Catch::Message("Can only call `scalar()` on a TensorDataContainer that has `is_scalar() == true`"));
+  CHECK_THROWS_MATCHES(array.init_list(), InvalidArgument,
+                       Catch::Message("Can only call `init_list()` on a TensorDataContainer that has `is_init_list() == "
+                                      "true`"));
+}
+

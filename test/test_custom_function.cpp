@@ -228,3 +228,46 @@ TEST_CASE("custom function: UndefinedGrad hands undefined gradients, materialize
   CHECK(autograd::make_variable(x).is_leaf());
   CHECK_FALSE(autograd::make_variable(x).requires_grad());
 }
+
+namespace {
+// Records which arguments its backward was told need a gradient.
+std::vector<bool> g_needed;
+struct Product : autograd::Function<Product> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& a, const Tensor& b) {
+    ctx->save_for_backward({a, b});
+    return a * b;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    g_needed = {ctx->needs_input_grad(0), ctx->needs_input_grad(1)};
+    const variable_list saved = ctx->get_saved_variables();
+    return {ctx->needs_input_grad(0) ? grads[0] * saved[1] : Tensor(),
+            ctx->needs_input_grad(1) ? grads[0] * saved[0] : Tensor()};
+  }
+};
+}  // namespace
+
+TEST_CASE("custom function: needs_input_grad says which gradients this backward pass computes") {
+  const Tensor a = tensor({2.0, 3.0}).requires_grad_(), b = tensor({5.0, 7.0}).requires_grad_();
+  // Through another op, so that b's path has a node of its own.
+  auto out = [&] { return Product::apply(a, b.exp()).sum(); };
+  out().backward();
+  CHECK(g_needed == std::vector<bool>{true, true});
+  // grad() for a only: b's branch is not computed (libtorch's GraphTaskTrimEdges).
+  const variable_list ga = autograd::grad({out()}, {a});
+  CHECK(g_needed == std::vector<bool>{true, false});
+  CHECK(dvalues(ga[0]) == dvalues(b.exp().detach()));
+  const variable_list gb = autograd::grad({out()}, {b});
+  CHECK(g_needed == std::vector<bool>{false, true});
+  CHECK(allclose(gb[0], a.detach() * b.exp().detach()));
+  a.grad().zero_();
+  b.grad().zero_();
+  const std::vector<Tensor> only_b{b};
+  out().backward({}, false, false, ArrayRef<Tensor>(only_b));
+  CHECK(g_needed == std::vector<bool>{false, true});
+  CHECK(dvalues(a.grad()) == std::vector<double>{0, 0});
+  // An argument that does not require grad never needs one.
+  const Tensor c = tensor({1.0, 1.0});
+  Product::apply(a, c).sum().backward();
+  CHECK(g_needed == std::vector<bool>{true, false});
+}
+

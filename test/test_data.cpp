@@ -646,3 +646,52 @@ TEST_CASE("data: a sampler through save / load keeps its place; Queue::pop times
   CHECK_THROWS_WITH(queue.pop(std::chrono::milliseconds(10)),
                     "Timeout in DataLoader queue while waiting for next batch (timeout was 10 ms)");
 }
+
+TEST_CASE("data: sequencers hand out results as libtorch's") {
+  namespace seq = ember::data::detail::sequencers;
+  seq::NoSequencer<int> none;
+  CHECK(none.next([] { return 5; }).value() == 5);
+  CHECK_FALSE(none.next([] { return std::optional<int>(); }).has_value());
+
+  struct Job {
+    size_t sequence_number;
+  };
+  seq::OrderedSequencer<Job> ordered(5);
+  CHECK(ordered.next_sequence_number_ == 0);
+  CHECK(ordered.buffer_.size() == 5);
+  const std::vector<size_t> arrival{0, 2, 4, 3, 1};
+  size_t produced = 0;
+  auto producer = [&]() -> std::optional<Job> {
+    if (produced == arrival.size()) return std::nullopt;
+    return Job{arrival.at(produced++)};
+  };
+  CHECK(ordered.next(producer).value().sequence_number == 0);
+  CHECK(produced == 1);
+  // 1 comes last: 2, 4 and 3 wait in the buffer meanwhile.
+  CHECK(ordered.next(producer).value().sequence_number == 1);
+  CHECK(produced == 5);
+  for (size_t i = 2; i <= 4; ++i) {
+    CHECK(ordered.next(producer).value().sequence_number == i);
+    CHECK(produced == 5);
+  }
+  CHECK_FALSE(ordered.next(producer).has_value());
+
+  // A gap that never fills, and two results for one slot, are errors.
+  seq::OrderedSequencer<Job> gap(3);
+  std::vector<size_t> with_gap{1, 2};
+  size_t k = 0;
+  auto gappy = [&]() -> std::optional<Job> {
+    if (k == with_gap.size()) return std::nullopt;
+    return Job{with_gap[k++]};
+  };
+  CHECK_THROWS_WITH(gap.next(gappy), "OrderedSequencer: the results ended while result 1 waits for sequence number 0");
+  seq::OrderedSequencer<Job> small(2);
+  std::vector<size_t> crowded{1, 3};
+  k = 0;
+  auto crowd = [&]() -> std::optional<Job> { return k < crowded.size() ? std::optional<Job>(Job{crowded[k++]}) : std::nullopt; };
+  CHECK_THROWS_WITH(small.next(crowd),
+                    "OrderedSequencer: two results with sequence number 3 are in flight (more than max_jobs = 2 jobs)");
+  seq::OrderedSequencer<Job> empty(0);
+  CHECK_THROWS_WITH(empty.next(producer), "OrderedSequencer: max_jobs must be positive");
+}
+

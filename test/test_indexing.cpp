@@ -399,3 +399,18 @@ TEST_CASE("indexing: index({\"...\"}) is a new alias; empty lists and 0-dim tens
   CHECK_THROWS_WITH(e.index_put_({tensor({0})}, 1.0), "index is out of bounds for dimension with size 0");
   CHECK_THROWS_WITH(e.index({0}), "index 0 is out of bounds for dimension 0 with size 0");
 }
+
+TEST_CASE("indexing: at::index and printed index lists, as libtorch") {
+  const Tensor x = arange(20).reshape({4, 5});
+  const Tensor rows = tensor({3L, 0L});
+  CHECK(equal(ember::index(x, {rows}), x.index({rows})));
+  CHECK(equal(ember::index(x, {std::nullopt, tensor({1L, 1L})}), x.index({Slice(), tensor({1L, 1L})})));
+  CHECK_THROWS_AS(ember::index(Tensor(), {rows}), InvalidArgument);
+  std::ostringstream s;
+  s << std::vector<TensorIndex>{None, "...", 0, true, Slice(1, None, 2), Slice(None, 3)};
+  CHECK(s.str() == "(None, ..., 0, true, 1:" + std::to_string(INDEX_MAX) + ":2, 0:3:1)");
+  std::ostringstream empty;
+  empty << std::vector<TensorIndex>{};
+  CHECK(empty.str() == "()");
+}
+

@@ -421,3 +421,82 @@ TEST_CASE("nn loss: modules forward their options, hold weights as buffers, prin
   CHECK(printed(nn::CosineSimilarity()) == "ember::nn::CosineSimilarity(dim=1, eps=1e-08)");
   CHECK(printed(nn::PairwiseDistance()) == "ember::nn::PairwiseDistance(p=2, eps=1e-06, keepdim=false)");
 }
+
+TEST_CASE("AdaptiveLogSoftmaxWithLoss: libtorch's values for fixed parameters") {
+  nn::AdaptiveLogSoftmaxWithLoss m(nn::AdaptiveLogSoftmaxWithLossOptions(4, 6, {2, 4}).div_value(2.).head_bias(true));
+  CHECK(m->cutoffs == std::vector<int64_t>{2, 4, 6});
+  CHECK(m->shortlist_size == 2);
+  CHECK(m->n_clusters == 2);
+  CHECK(m->head_size == 4);
+  {
+    NoGradGuard no_grad;
+    int k = 0;
+    for (auto& p : m->named_parameters())
+      p.value().copy_((arange(p.value().numel(), kFloat) + k++).mul(0.37).sin().view(p.value().sizes()));
+  }
+  CHECK(printed(*m) ==
+        "ember::nn::AdaptiveLogSoftmaxWithLoss(\n"
+        "  (head): ember::nn::Linear(in_features=4, out_features=4, bias=true)\n"
+        "  (tail): ember::nn::ModuleList(\n"
+        "    (0): ember::nn::Sequential(\n"
+        "      (0): ember::nn::Linear(in_features=4, out_features=2, bias=false)\n"
+        "      (1): ember::nn::Linear(in_features=2, out_features=2, bias=false)\n"
+        "    )\n"
+        "    (1): ember::nn::Sequential(\n"
+        "      (0): ember::nn::Linear(in_features=4, out_features=1, bias=false)\n"
+        "      (1): ember::nn::Linear(in_features=1, out_features=2, bias=false)\n"
+        "    )\n"
+        "  )\n"
+        ")");
+  const Tensor x = (arange(12, kFloat).view({3, 4}) * 0.21).cos();
+  const Tensor y = tensor({0L, 3L, 5L});
+  const nn::ASMoutput out = m(x, y);
+  nn_test::expect_values(out.output, {-1.890535831451416, -2.6324088573455811, -1.1167267560958862}, 1e-6);
+  CHECK(out.loss == Approx(1.879890442).epsilon(1e-6));
+  const Tensor log_prob = m->log_prob(x);
+  nn_test::expect_values(log_prob, {-1.890535831451416, -0.18415336310863495, -4.8506693840026855, -4.9020652770996094, -6.712615966796875, -7.2210445404052734, -1.7409518957138062, -0.46519601345062256, -2.5522687435150146, -2.6324088573455811, -3.6429600715637207, -3.880035400390625, -3.5253450870513916, -3.3207380771636963, -1.7536934614181519, -1.8092789649963379, -1.3086774349212646, -1.1167267560958862}, 1e-6);
+  CHECK(ember_test::dvalues(m->predict(x)) == std::vector<double>{1, 1, 5});
+  // Each row's output is its target's log-probability; the loss is their mean NLL.
+  CHECK(allclose(out.output, log_prob.gather(1, y.unsqueeze(1)).squeeze(1)));
+  CHECK(allclose(exp(log_prob).sum(1), ones({3})));
+  CHECK(out.loss == Approx(F::nll_loss(log_prob, y).item<double>()).epsilon(1e-6));
+  // Unbatched: a 1-D input with a 0-dim target.
+  CHECK(allclose(m(x[1], y[1]).output, out.output[1]));
+  CHECK(m(x[1], y[1]).output.dim() == 0);
+}
+
+TEST_CASE("AdaptiveLogSoftmaxWithLoss: gradients, predict and errors") {
+  manual_seed(3);
+  nn::AdaptiveLogSoftmaxWithLoss m(18, 10, std::vector<int64_t>{4, 8});
+  CHECK(m->head->options.bias() == false);
+  // div_value 4: the tails' hidden sizes are 18 / 4 and 18 / 16 rounded down.
+  CHECK(m->tail->ptr<nn::SequentialImpl>(0)->ptr<nn::LinearImpl>(0)->options.out_features() == 4);
+  CHECK(m->tail->ptr<nn::SequentialImpl>(1)->ptr<nn::LinearImpl>(0)->options.out_features() == 1);
+  m->to(kDouble);
+  const Tensor x = (rand({6, 18}, kDouble) * 2 - 1).requires_grad_();
+  const Tensor y = tensor({0L, 9L, 4L, 7L, 8L, 3L});
+  CHECK(check([&](const variable_list& v) { return m(v[0], y).output; }, {x}));
+  CHECK(check([&](const variable_list& v) { return m->log_prob(v[0]); }, {x}));
+  // predict is the argmax of the full distribution, rows of every kind mixed.
+  const Tensor many = randn({64, 18}, kDouble) * 3;
+  CHECK(equal(m->predict(many), m->log_prob(many).argmax(1)));
+  const Tensor before = x.detach().clone();
+  nn_test::expect_error([&] { m(x, y + 5); },
+                        "Target values should be in [0, 9], but values in range [5, 14] were found. ", x);
+  nn_test::expect_error([&] { m(x, y.view({2, 3})); }, "0D or 1D target tensor expected, multi-target not supported");
+  nn_test::expect_error([&] { m(x[0], y); }, "1D target tensor expects 2D input tensors, but found inputs with sizes [18].");
+  nn_test::expect_error([&] { m(x, y[0]); }, "0D target tensor expects 1D input tensors, but found inputs with sizes [6, 18].");
+  nn_test::expect_error([] { nn::AdaptiveLogSoftmaxWithLoss(8, 10, std::vector<int64_t>{4, 4}); },
+                        "cutoffs should be a sequence of unique, positive integers sorted in an increasing order, where "
+                        "each value is between 1 and n_classes-1");
+  nn_test::expect_error([] { nn::AdaptiveLogSoftmaxWithLoss(8, 10, std::vector<int64_t>{4, 10}); },
+                        "cutoffs should be a sequence of unique, positive integers sorted in an increasing order, where "
+                        "each value is between 1 and n_classes-1");
+  nn_test::expect_error([] { nn::AdaptiveLogSoftmaxWithLoss(8, 10, std::vector<int64_t>{}); },
+                        "cutoffs should be a sequence of unique, positive integers sorted in an increasing order, where "
+                        "each value is between 1 and n_classes-1");
+  nn_test::expect_error(
+      [] { nn::AdaptiveLogSoftmaxWithLoss(nn::AdaptiveLogSoftmaxWithLossOptions(8, 10, {4}).div_value(0)); },
+      "div_value should not be equal to 0");
+  CHECK(equal(x.detach(), before));
+}

@@ -95,7 +95,7 @@ TEST_CASE("integer crosscheck: bitwise ops, shifts, gcd and lcm on every integer
   check_close(ember::tensor({3, 7}, ember::kUInt8) & 300, torch::tensor({3, 7}, torch::kUInt8) & 300, 0,
               "uint8 & 300");
   // Edge values: gcd of zeros and of negatives, shifts of the sign bit.
-  const ember::Tensor z = ember::tensor({0, -12, 7, 0, std::numeric_limits<int64_t>::min()}),
+  const ember::Tensor z = ember::tensor(std::vector<int64_t>{0, -12, 7, 0, std::numeric_limits<int64_t>::min()}),
                       w = ember::tensor({0, 18, -21, -5, 4});
   check_close(ember::gcd(z, w), torch::gcd(as_torch(z), as_torch(w)), 0, "gcd of zeros and negatives");
   check_close(ember::lcm(z.slice(0, 0, 4), w.slice(0, 0, 4)),

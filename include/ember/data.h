@@ -10,6 +10,7 @@
 #include "ember/data/datasets/shared.h"
 #include "ember/data/datasets/stateful.h"
 #include "ember/data/datasets/tensor.h"
+#include "ember/data/detail/sequencers.h"
 #include "ember/data/example.h"
 #include "ember/data/samplers/base.h"
 #include "ember/data/samplers/custom_batch_request.h"

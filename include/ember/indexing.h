@@ -74,5 +74,7 @@ class EMBER_API TensorIndex {
 /// As libtorch prints them: "1:5:2", "0:9223372036854775807:1", "None", "...", "true".
 EMBER_API std::ostream& operator<<(std::ostream& os, const Slice& s);
 EMBER_API std::ostream& operator<<(std::ostream& os, const TensorIndex& i);
+/// libtorch's form of an index list: "(None, ..., 0, 1:3:1)".
+EMBER_API std::ostream& operator<<(std::ostream& os, const std::vector<TensorIndex>& indices);
 
 }  // namespace ember::indexing

@@ -3,6 +3,7 @@
 /// nn::functional, nn::init and nn::utils (libtorch's torch::nn).
 
 #include "ember/nn/activation.h"
+#include "ember/nn/adaptive.h"
 #include "ember/nn/attention.h"
 #include "ember/nn/cloneable.h"
 #include "ember/nn/container.h"
@@ -27,3 +28,4 @@
 #include "ember/nn/transformer.h"
 #include "ember/nn/upsampling.h"
 #include "ember/nn/utils.h"
+#include "ember/nn/vision.h"

@@ -331,6 +331,9 @@ EMBER_API Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tenso
                              bool accumulate = false);
 EMBER_API Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
                            bool accumulate = false);
+/// libtorch's at::index: self indexed by a list of index tensors, an empty entry taking a whole
+/// dim (self.index with those tensors and Slice()s).
+EMBER_API Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
 /// The coordinates of the nonzero elements, one row each: int64 [count, self.dim()].
 EMBER_API Tensor nonzero(const Tensor& self);
 /// The elements where mask (bool or uint8, broadcast with self) is set, as a 1-D tensor.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <iosfwd>
 #include <type_traits>
 #include <vector>
 
@@ -28,15 +29,19 @@ template <class T>
 inline constexpr bool kIsLiteralElement =
     std::is_arithmetic_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
-/// The element type values of type T are stored as (int and long widen to int64_t).
+/// The element type values of type T are stored as: libtorch's source types as they are
+/// (int is Int, so that mixed-type errors name it as libtorch does), other integers widened
+/// to int64_t.
 template <class T>
 using LiteralStored = std::conditional_t<std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
                                              std::is_same_v<T, uint8_t> || std::is_same_v<T, int16_t> ||
-                                             !std::is_integral_v<T>,
+                                             std::is_same_v<T, int32_t> || !std::is_integral_v<T>,
                                          std::conditional_t<std::is_same_v<T, long double>, double, T>, int64_t>;
 
-/// The dtype a literal of source dtype `t` gets when the options name none.
+/// The dtype a literal of source dtype `t` gets when the options name none (libtorch's
+/// compute_desired_dtype): int becomes int64, float and double the default dtype.
 inline ScalarType literal_dtype(ScalarType t) {
+  if (t == kInt32) return kInt64;
   return t == kFloat || t == kDouble ? get_default_dtype() : t;
 }
 
@@ -63,7 +68,15 @@ class EMBER_API TensorDataContainer {
 
   bool is_scalar() const { return kind_ == Kind::Scalar; }
   bool is_init_list() const { return kind_ == Kind::List; }
-  /// The C++ source type's dtype (int64 for int), before the default dtype applies.
+  /// Made from an ArrayRef or a std::vector (libtorch keeps those as a tensor).
+  bool is_tensor() const { return kind_ == Kind::Array; }
+  /// A scalar container's value (InvalidArgument for the other kinds, as each accessor).
+  Scalar scalar() const;
+  /// A braced list's elements, each a container of its own.
+  std::vector<TensorDataContainer> init_list() const;
+  /// An array container's values as a 1-D tensor of its source dtype.
+  Tensor tensor() const;
+  /// The C++ source type's dtype (int32 for int), before literal_dtype applies.
   ScalarType scalar_type() const { return type_; }
   IntArrayRef sizes() const { return sizes_; }
   /// The elements in row-major order, each element_size(scalar_type()) bytes.
@@ -86,6 +99,9 @@ class EMBER_API TensorDataContainer {
   std::vector<int64_t> sizes_;
   std::vector<unsigned char> bytes_;
 };
+
+/// libtorch's form: "1.5" for a scalar, "{{1, 2}, {3, 4}}" for lists and arrays.
+EMBER_API std::ostream& operator<<(std::ostream& os, const TensorDataContainer& data);
 
 }  // namespace detail
 

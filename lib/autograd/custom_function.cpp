@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "autograd/meta.h"
+#include "autograd/node.h"
 #include "core/check.h"
 #include "ember/ops.h"
 #include "tensor/inference.h"
@@ -28,7 +29,17 @@ void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
   for (const Tensor& t : outputs) non_differentiable_.push_back(t.unsafe_impl());
 }
 
-bool AutogradContext::needs_input_grad(size_t i) const { return i < needs_input_grad_.size() && needs_input_grad_[i]; }
+bool AutogradContext::needs_input_grad(size_t i) const {
+  if (i >= needs_input_grad_.size() || !needs_input_grad_[i]) return false;
+  // In a backward pass that computes only some inputs' gradients, argument i needs one only
+  // when one of its edges leads to them.
+  const std::shared_ptr<Node> node = node_.lock();
+  if (!node) return true;
+  const auto& custom = static_cast<const detail::CustomNodeBase&>(*node);
+  for (size_t e = 0; e < custom.next_edges_.size(); ++e)
+    if (custom.arg_of_edge_[e] == int(i) && edge_runs_in_current_pass(custom.next_edges_[e])) return true;
+  return false;
+}
 
 namespace detail {
 

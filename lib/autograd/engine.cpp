@@ -178,6 +178,21 @@ struct FinalCallbacksScope {
   std::vector<std::function<void()>>* prev;
 };
 
+// The pass running on this thread when it computes only some inputs' gradients (grad(),
+// backward(inputs=)): which nodes it runs, for AutogradContext::needs_input_grad. Null
+// otherwise, when every node runs.
+struct TrimmedPass {
+  const std::unordered_map<Node*, NodeState>* state;
+  const std::unordered_map<Node*, bool>* target;
+};
+thread_local const TrimmedPass* t_trimmed_pass = nullptr;
+
+struct TrimmedPassScope {
+  explicit TrimmedPassScope(const TrimmedPass* mine) : prev(t_trimmed_pass) { t_trimmed_pass = mine; }
+  ~TrimmedPassScope() { t_trimmed_pass = prev; }
+  const TrimmedPass* prev;
+};
+
 // Runs the pass; with captures (grad()), stops at the captured edges and returns their gradients.
 variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, bool keep_graph, bool create_graph,
                       const std::vector<Edge>* inputs) {
@@ -210,9 +225,9 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
 
   std::vector<Capture> captures;
   variable_list captured;
+  std::unordered_map<Node*, bool> target;
   if (inputs) {
     captured.resize(inputs->size());
-    std::unordered_map<Node*, bool> target;
     for (size_t i = 0; i < inputs->size(); ++i) {
       Node* fn = (*inputs)[i].function.get();
       captures.push_back({fn, (*inputs)[i].input_nr, i});
@@ -247,6 +262,8 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
   for (Node* n : order)
     if (state[n].pending == 0) ready.push(n);
 
+  const TrimmedPass trimmed{&state, &target};
+  TrimmedPassScope trimmed_scope(inputs ? &trimmed : nullptr);
   AutoGradMode mode(create_graph);
   ember::detail::AutocastOff no_autocast;  // each gradient in its forward's dtype
   std::vector<std::function<void()>> final_callbacks;
@@ -323,6 +340,16 @@ void prepare_roots(const variable_list& outputs, const variable_list& grad_outpu
 }
 
 }  // namespace
+
+bool edge_runs_in_current_pass(const Edge& e) {
+  if (!e.is_valid()) return false;
+  const TrimmedPass* pass = t_trimmed_pass;
+  if (!pass) return true;
+  Node* fn = e.function.get();
+  if (pass->target->count(fn)) return true;
+  const auto it = pass->state->find(fn);
+  return it != pass->state->end() && it->second.needed;
+}
 
 void queue_callback(std::function<void()> callback) {
   EMBER_CHECK_ARG(t_final_callbacks != nullptr, "queue_callback: Final callbacks can only be installed during backward pass.");

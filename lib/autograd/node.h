@@ -114,4 +114,9 @@ inline bool any_requires_grad(std::initializer_list<const Tensor*> ts) {
 /// Sums g over the dims it was broadcast along so that it has `sizes` (torch's sum_to).
 Tensor sum_to(const Tensor& g, IntArrayRef sizes);
 
+/// Whether the backward pass running on this thread runs e's function: a pass that computes
+/// only some inputs' gradients (grad(), backward(inputs=)) skips the nodes that lead to none
+/// of them (libtorch's task_should_compute_output). True outside a pass.
+bool edge_runs_in_current_pass(const Edge& e);
+
 }  // namespace ember::autograd

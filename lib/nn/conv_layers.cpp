@@ -55,6 +55,10 @@ detail::ConvNdOptions<D> nd_options(const ConvTransposeOptions<D>& o) {
 template <size_t D>
 void check_options(const detail::ConvNdOptions<D>& o) {
   check_channels(o);
+  const PaddingMode mode = o.padding_mode();
+  EMBER_CHECK_ARG(mode == kZeros || mode == kReflect || mode == kReplicate || mode == kCircular,
+                  "padding_mode must be kZeros, kReflect, kReplicate or kCircular, got {}",
+                  padding_mode_name(mode));
   if (o.padding().kind() == kSame)
     for (int64_t s : *o.stride())
       EMBER_CHECK_ARG(s == 1, "padding='same' is not supported for strided convolutions");

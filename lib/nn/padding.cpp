@@ -30,6 +30,10 @@ const char* padding_mode_name(PaddingMode mode) {
       return "kReplicate";
     case kCircular:
       return "kCircular";
+    case kBorder:
+      return "kBorder";
+    case kReflection:
+      return "kReflection";
   }
   return "?";
 }
@@ -217,8 +221,9 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
   EMBER_CHECK_ARG(input.defined(), "pad: undefined input tensor");
   const std::vector<int64_t>& p = options.pad();
   const PaddingMode mode = options.mode();
-  EMBER_CHECK_ARG(mode != kZeros,
-                  "pad: mode must be kConstant, kReflect, kReplicate or kCircular, got kZeros");
+  EMBER_CHECK_ARG(mode == kConstant || mode == kReflect || mode == kReplicate || mode == kCircular,
+                  "pad: mode must be kConstant, kReflect, kReplicate or kCircular, got {}",
+                  padding_mode_name(mode));
   EMBER_CHECK_ARG(p.size() % 2 == 0, "Padding length must be divisible by 2");
   EMBER_CHECK_ARG(int64_t(p.size()) <= input.dim() * 2, "Padding length too large");
   if (mode == kConstant) return constant_pad_nd(input, p, options.value());

@@ -47,6 +47,12 @@ std::ostream& operator<<(std::ostream& os, const TensorIndex& i) {
   return os;
 }
 
+std::ostream& operator<<(std::ostream& os, const std::vector<TensorIndex>& indices) {
+  os << '(';
+  for (size_t k = 0; k < indices.size(); ++k) os << (k ? ", " : "") << indices[k];
+  return os << ')';
+}
+
 }  // namespace indexing
 
 namespace {
@@ -379,6 +385,13 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
 Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
                  bool accumulate) {
   return self.index_put(indices, value, accumulate);
+}
+
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  EMBER_CHECK_ARG(self.defined(), "index: self is an undefined tensor");
+  std::vector<TensorIndex> ti;
+  for (const auto& t : indices) ti.push_back(t ? TensorIndex(*t) : TensorIndex(indexing::Slice()));
+  return self.index(ti);
 }
 
 }  // namespace ember

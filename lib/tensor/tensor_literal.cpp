@@ -71,6 +71,52 @@ TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContain
   }
 }
 
+Scalar TensorDataContainer::scalar() const {
+  EMBER_CHECK_ARG(is_scalar(), "Can only call `scalar()` on a TensorDataContainer that has `is_scalar() == true`");
+  const unsigned char* p = bytes_.data();
+  auto read = [p](auto value) {
+    std::memcpy(&value, p, sizeof(value));
+    return value;
+  };
+  switch (type_) {
+    case kBool: return Scalar(read(bool()));
+    case kUInt8: return Scalar(int64_t(read(uint8_t())));
+    case kInt8: return Scalar(int64_t(read(int8_t())));
+    case kInt16: return Scalar(int64_t(read(int16_t())));
+    case kInt32: return Scalar(int64_t(read(int32_t())));
+    case kInt64: return Scalar(read(int64_t()));
+    case kHalf: return Scalar(double(float(read(Half()))));
+    case kBFloat16: return Scalar(double(float(read(BFloat16()))));
+    case kFloat: return Scalar(double(read(float())));
+    case kDouble: return Scalar(read(double()));
+  }
+  return Scalar(int64_t(0));
+}
+
+std::vector<TensorDataContainer> TensorDataContainer::init_list() const {
+  EMBER_CHECK_ARG(is_init_list(),
+                  "Can only call `init_list()` on a TensorDataContainer that has `is_init_list() == true`");
+  std::vector<TensorDataContainer> elements;
+  const size_t stride = sizes_[0] == 0 ? 0 : bytes_.size() / size_t(sizes_[0]);
+  for (int64_t i = 0; i < sizes_[0]; ++i) {
+    TensorDataContainer e(false);
+    e.kind_ = sizes_.size() == 1 ? Kind::Scalar : Kind::List;
+    e.type_ = type_;
+    e.sizes_.assign(sizes_.begin() + 1, sizes_.end());
+    e.bytes_.assign(bytes_.begin() + std::ptrdiff_t(size_t(i) * stride),
+                    bytes_.begin() + std::ptrdiff_t(size_t(i + 1) * stride));
+    elements.push_back(std::move(e));
+  }
+  return elements;
+}
+
+Tensor TensorDataContainer::tensor() const {
+  EMBER_CHECK_ARG(is_tensor(), "Can only call `tensor()` on a TensorDataContainer that has `is_tensor() == true`");
+  return tensor_from_data(bytes_.data(), type_, sizes_, TensorOptions(type_));
+}
+
+std::ostream& operator<<(std::ostream& os, const TensorDataContainer& data) { return os << describe(data); }
+
 }  // namespace detail
 
 Tensor tensor(const detail::TensorDataContainer& data, const TensorOptions& options) {

@@ -18,13 +18,16 @@
 namespace ember {
 
 /// How a border is filled (torch::kConstant ...); convolutions' padding_mode takes kZeros,
-/// kReflect, kReplicate or kCircular, F::pad kConstant, kReflect, kReplicate or kCircular.
-enum class PaddingMode { Zeros, Constant, Reflect, Replicate, Circular };
+/// kReflect, kReplicate or kCircular, F::pad kConstant, kReflect, kReplicate or kCircular,
+/// F::grid_sample kZeros, kBorder or kReflection.
+enum class PaddingMode { Zeros, Constant, Reflect, Replicate, Circular, Border, Reflection };
 constexpr PaddingMode kZeros = PaddingMode::Zeros;
 constexpr PaddingMode kConstant = PaddingMode::Constant;
 constexpr PaddingMode kReflect = PaddingMode::Reflect;
 constexpr PaddingMode kReplicate = PaddingMode::Replicate;
 constexpr PaddingMode kCircular = PaddingMode::Circular;
+constexpr PaddingMode kBorder = PaddingMode::Border;
+constexpr PaddingMode kReflection = PaddingMode::Reflection;
 
 /// libtorch's enum names ("kReflect"), as its modules print them.
 EMBER_API const char* padding_mode_name(PaddingMode mode);
