@@ -8,7 +8,8 @@
 //     1 x 1; bins that overlap, 32 x 64 x 30 x 30 to 7 x 7);
 //  3. batch_norm2d in training mode (the ResNet layer's 32 x 64 x 56 x 56, and the LeNet
 //     activation's 64 x 10 x 24 x 24), gradients of input, weight and bias;
-//  4. one training step of libtorch's MNIST network, batch 64 (forward, nll_loss,
+//  4. grid_sample (bilinear and bicubic, border padding), gradients of image and grid;
+//  5. one training step of libtorch's MNIST network, batch 64 (forward, nll_loss,
 //     backward, SGD with momentum), dropout masks included.
 // Use: ember_bench_conv [repetitions, default 5]; prints the median time of each side.
 #include <ember/ember.h>
@@ -158,6 +159,30 @@ Case batch_norm_case(const std::string& name, std::vector<int64_t> in) {
   return c;
 }
 
+// fwd + bwd of grid_sampler (border padding) of 8 x 16 x 64 x 64 images at a 64 x 64 grid
+// reaching past the borders: gradients of the image and the grid.
+Case grid_sample_case(const std::string& name, int64_t mode) {
+  Case c;
+  c.name = name;
+  auto x = std::make_shared<ember::Tensor>(ember::randn({8, 16, 64, 64}).requires_grad_());
+  auto g = std::make_shared<ember::Tensor>((ember::rand({8, 64, 64, 2}) * 2.2 - 1.1).requires_grad_());
+  c.ours = [=] {
+    ember::grid_sampler(*x, *g, mode, 1, false).sum().backward();
+    x->mutable_grad() = ember::Tensor();
+    g->mutable_grad() = ember::Tensor();
+  };
+#ifdef EMBER_BENCH_WITH_TORCH
+  auto tx = std::make_shared<torch::Tensor>(to_torch(*x).requires_grad_());
+  auto tg = std::make_shared<torch::Tensor>(to_torch(*g).requires_grad_());
+  c.theirs = [=] {
+    torch::grid_sampler(*tx, *tg, mode, 1, false).sum().backward();
+    tx->mutable_grad().reset();
+    tg->mutable_grad().reset();
+  };
+#endif
+  return c;
+}
+
 Case mnist_step_case() {
   Case c;
   c.name = "MNIST CNN training step, batch 64";
@@ -222,6 +247,8 @@ int main(int argc, char** argv) {
       TORCH_OP(adaptive_avg_pool2d(x, {7, 7}))));
   cases.push_back(batch_norm_case("batch_norm2d train 32x64x56x56", {32, 64, 56, 56}));
   cases.push_back(batch_norm_case("batch_norm2d train 64x10x24x24", {64, 10, 24, 24}));
+  cases.push_back(grid_sample_case("grid_sample bilinear 8x16x64x64 at 64x64", 0));
+  cases.push_back(grid_sample_case("grid_sample bicubic 8x16x64x64 at 64x64", 2));
   cases.push_back(mnist_step_case());
 
   std::printf("== forward + backward, CPU, float32 (median of %d; ms per call)\n", reps);

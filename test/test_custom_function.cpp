@@ -4,6 +4,8 @@
 #include <ember/ember.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -269,5 +271,74 @@ TEST_CASE("custom function: needs_input_grad says which gradients this backward 
   const Tensor c = tensor({1.0, 1.0});
   Product::apply(a, c).sum().backward();
   CHECK(g_needed == std::vector<bool>{true, false});
+}
+
+namespace {
+// Each backward runs a backward pass of its own on x - 1 until x reaches 0 (libtorch's
+// DeepReentrant): the passes nest as deep as x.
+std::atomic<int> g_deepest{0};
+thread_local int t_level = 0;
+struct DeepReenter : autograd::Function<DeepReenter> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& x) {
+    {
+      AutoGradMode enable_grad(true);
+      ctx->saved_data["x"] = x.detach().requires_grad_() - 1;
+    }
+    return ctx->saved_data["x"].toTensor().detach();
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const Tensor x = ctx->saved_data["x"].toTensor();
+    if (x.item<double>() == 0) return grads;
+    ++t_level;
+    g_deepest = std::max(g_deepest.load(), t_level);
+    AutoGradMode enable_grad(true);
+    apply(x).sum().backward();
+    --t_level;
+    return {grads[0] * 2};
+  }
+};
+}  // namespace
+
+TEST_CASE("custom function: backward passes nest to any depth") {
+  // 1000 nested passes: past 32 on a thread, each further 32 run on a fresh thread (Note
+  // [Deep reentrant backward]), so neither the stack nor the DeviceScope stack overflows.
+  const Tensor v = tensor({1000.0f}).requires_grad_();
+  DeepReenter::apply(v).sum().backward();
+  CHECK(dvalues(v.grad()) == std::vector<double>{2});
+  CHECK(g_deepest.load() < 40);  // no thread ran more than its share of the levels
+  // An error deep inside reaches the outermost caller, its message intact.
+  struct Fails : autograd::Function<Fails> {
+    static Tensor forward(AutogradContext* ctx, const Tensor& x) {
+      ctx->saved_data["depth"] = x.item<double>();
+      return x.clone();
+    }
+    static variable_list backward(AutogradContext* ctx, variable_list grads) {
+      const double depth = ctx->saved_data["depth"].toDouble();
+      if (depth == 0) throw InvalidArgument("the deepest backward failed");
+      AutoGradMode enable_grad(true);
+      apply(tensor({depth - 1}).requires_grad_()).sum().backward();
+      return grads;
+    }
+  };
+  CHECK_THROWS_MATCHES(Fails::apply(tensor({100.0}).requires_grad_()).sum().backward(), InvalidArgument,
+                       Catch::Message("the deepest backward failed"));
+}
+
+TEST_CASE("custom function: needs_input_grad over IndexRanges") {
+  struct Ranges : autograd::Function<Ranges> {
+    static Tensor forward(AutogradContext*, const Tensor& a, const Tensor& b, const Tensor& c) { return a + b + c; }
+    static variable_list backward(AutogradContext* ctx, variable_list grads) {
+      const autograd::IndexRange first{0, 1}, rest{1, 3}, empty{2, 2};
+      CHECK(ctx->needs_input_grad({first}));
+      CHECK_FALSE(ctx->needs_input_grad({rest}));
+      CHECK_FALSE(ctx->needs_input_grad({empty}));
+      CHECK(ctx->needs_input_grad({rest, first}));
+      return {grads[0], Tensor(), Tensor()};
+    }
+  };
+  const Tensor a = tensor({1.0}).requires_grad_(), b = tensor({2.0}), c = tensor({3.0}).requires_grad_();
+  // c requires grad but this pass computes only a's.
+  const variable_list g = autograd::grad({Ranges::apply(a, b, c).sum()}, {a});
+  CHECK(dvalues(g[0]) == std::vector<double>{1});
 }
 

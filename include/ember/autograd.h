@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <type_traits>
 #include <typeinfo>
@@ -164,6 +165,9 @@ struct EMBER_API Node : std::enable_shared_from_this<Node> {
 /// A value kept in AutogradContext::saved_data: libtorch's IValue (ember/ivalue.h).
 using SavedValue = IValue;
 
+/// Forward arguments [first, second), as libtorch's torch::autograd::IndexRange.
+using IndexRange = std::pair<size_t, size_t>;
+
 /// What a custom Function's forward leaves for its backward (torch::autograd::AutogradContext).
 struct EMBER_API AutogradContext {
   std::map<std::string, SavedValue> saved_data;
@@ -174,8 +178,10 @@ struct EMBER_API AutogradContext {
   void mark_dirty(const variable_list& inputs);
   /// Outputs that get no gradient (indices, masks).
   void mark_non_differentiable(const variable_list& outputs);
-  /// Whether forward argument i needs a gradient.
+  /// Whether forward argument i needs a gradient in the running backward pass.
   bool needs_input_grad(size_t i) const;
+  /// Whether any forward argument in these ranges does.
+  bool needs_input_grad(std::initializer_list<IndexRange> ranges) const;
   /// Whether backward sees zeros (true, the default) or undefined tensors for outputs that
   /// got no gradient.
   void set_materialize_grads(bool value) { materialize_grads_ = value; }

@@ -29,6 +29,13 @@ void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
   for (const Tensor& t : outputs) non_differentiable_.push_back(t.unsafe_impl());
 }
 
+bool AutogradContext::needs_input_grad(std::initializer_list<IndexRange> ranges) const {
+  for (const IndexRange& r : ranges)
+    for (size_t i = r.first; i < r.second; ++i)
+      if (needs_input_grad(i)) return true;
+  return false;
+}
+
 bool AutogradContext::needs_input_grad(size_t i) const {
   if (i >= needs_input_grad_.size() || !needs_input_grad_[i]) return false;
   // In a backward pass that computes only some inputs' gradients, argument i needs one only

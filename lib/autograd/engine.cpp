@@ -14,9 +14,11 @@
 // default stream, not the absence of one.)
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <queue>
+#include <thread>
 #include <unordered_map>
 
 #include "autograd/accumulate_grad.h"
@@ -25,6 +27,7 @@
 #include "dispatch/autocast.h"
 #include "ember/check.h"
 #include "ember/ops.h"
+#include "ember/warning.h"
 #include "iter/elementwise_iter.h"
 #include "iter/overlap.h"
 #include "placement/device_streams.h"
@@ -193,9 +196,58 @@ struct TrimmedPassScope {
   const TrimmedPass* prev;
 };
 
+// Note [Deep reentrant backward]
+// A custom Function's backward may run a backward pass of its own, which may do the same:
+// each level nests a pass (and a DeviceScope) on the caller's stack. Past
+// kPassesPerThread nested passes, as libtorch past its max_recursion_depth, the next pass
+// runs on a fresh thread while this one waits, so that any depth fits in the threads'
+// stacks and scope stacks. The fresh thread gets the caller's warning handler.
+constexpr int kPassesPerThread = 32;
+thread_local int t_pass_depth = 0;
+
+struct PassDepth {
+  PassDepth() { ++t_pass_depth; }
+  ~PassDepth() { --t_pass_depth; }
+  PassDepth(const PassDepth&) = delete;
+  PassDepth& operator=(const PassDepth&) = delete;
+};
+
+template <class F>
+variable_list on_fresh_thread(F&& pass) {
+  variable_list result;
+  std::exception_ptr error;
+  WarningHandler* const handler = get_warning_handler();
+  std::thread worker([&] {
+    set_warning_handler(handler);
+    try {
+      result = pass();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  worker.join();
+  if (error) std::rethrow_exception(error);
+  return result;
+}
+
+variable_list execute_here(const std::vector<Edge>& roots, variable_list root_grads, bool keep_graph,
+                           bool create_graph, const std::vector<Edge>* inputs);
+
 // Runs the pass; with captures (grad()), stops at the captured edges and returns their gradients.
 variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, bool keep_graph, bool create_graph,
                       const std::vector<Edge>* inputs) {
+  if (t_pass_depth < kPassesPerThread) {
+    PassDepth depth;
+    return execute_here(roots, std::move(root_grads), keep_graph, create_graph, inputs);
+  }
+  return on_fresh_thread([&] {
+    PassDepth depth;
+    return execute_here(roots, std::move(root_grads), keep_graph, create_graph, inputs);
+  });
+}
+
+variable_list execute_here(const std::vector<Edge>& roots, variable_list root_grads, bool keep_graph,
+                           bool create_graph, const std::vector<Edge>* inputs) {
   std::unordered_map<Node*, NodeState> state;
   state.reserve(16);
   std::vector<Node*> order;  // discovery order
