@@ -148,9 +148,13 @@ TEST_CASE("autograd hooks: anomaly mode names the failing node and catches NaN g
   CHECK(named);
   // sqrt's gradient at 0 times 0 is NaN: the node that gave it is named.
   Tensor w = tensor({0.0}, kDouble).requires_grad_(true);
+  messages.seen.clear();
   ember_test::expect_throw<InvalidArgument>(
       [&] { (w.sqrt() * 0).sum().backward(); },
       "Function 'SqrtBackward0' returned nan values in its 0th output.");
+  REQUIRE(messages.seen.size() == 1);  // named in a warning too, as libtorch's
+  CHECK(messages.seen[0].rfind("Error detected in SqrtBackward0. Traceback of forward call that caused the error:",
+                               0) == 0);
   {
     autograd::DetectAnomalyGuard without_nan_check(/*check_nan=*/false);
     Tensor v = tensor({0.0}, kDouble).requires_grad_(true);

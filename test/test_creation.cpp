@@ -204,6 +204,10 @@ TEST_CASE("creation: TensorDataContainer's accessors and printing, as libtorch's
   CHECK(text(TensorDataContainer({{{{}}}})) == "{{{{}}}}");
   CHECK(text(TensorDataContainer(std::vector<double>{1.1, 2.2})) == "{1.1, 2.2}");
   CHECK(text(TensorDataContainer(ArrayRef<double>({1.1, 2.2}))) == "{1.1, 2.2}");
+  CHECK(text(TensorDataContainer({true, false})) == "{1, 0}");  // libtorch streams bools as numbers
+  CHECK_THROWS_MATCHES(tensor({{true, false}, {true}}), InvalidArgument,
+                       Catch::Message("tensor: Expected all sub-lists to have sizes: 2 (e.g. {1, 0}), but got sub-list "
+                                      "{1} with sizes: 1"));
 
   const TensorDataContainer scalar(7), list({{1, 2}, {3, 4}}), array(std::vector<float>{0.5f, 1.5f});
   CHECK(scalar.is_scalar());

@@ -41,8 +41,10 @@ struct Mixed : autograd::Function<Mixed> {
     CHECK(ctx->saved_data["none"].isNone());
     CHECK(ctx->saved_data["list"].toTensorList().size() == 2);
     CHECK(ctx->saved_data["count"].toInt() == 2);
+    // needs_input_grad counts tensor arguments, as libtorch's: x, list[0], list[1] (shift).
     CHECK(ctx->needs_input_grad(0));
-    CHECK_FALSE(ctx->needs_input_grad(1));
+    CHECK(ctx->needs_input_grad(1));
+    CHECK(ctx->needs_input_grad({{1, 3}}));
     // One entry per argument, the list's tensors one each: x, scale, flip, list[0], list[1], shift.
     const Tensor shift_grad = ctx->saved_data["shifted"].toBool() ? grads[0] : Tensor();
     return {grads[0] * s, Tensor(), Tensor(), grads[0] * s, grads[0] * s, shift_grad};
@@ -340,5 +342,29 @@ TEST_CASE("custom function: needs_input_grad over IndexRanges") {
   // c requires grad but this pass computes only a's.
   const variable_list g = autograd::grad({Ranges::apply(a, b, c).sum()}, {a});
   CHECK(dvalues(g[0]) == std::vector<double>{1});
+}
+
+namespace {
+struct Interleaved : autograd::Function<Interleaved> {
+  static Tensor forward(AutogradContext*, double s, const Tensor& a, TensorList l, const Tensor& b) {
+    return a * s + b + l[0] + l[1];
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    g_needed.clear();
+    for (size_t i = 0; i < 4; ++i) g_needed.push_back(ctx->needs_input_grad(i));
+    CHECK_THROWS_MATCHES(ctx->needs_input_grad(4), InvalidArgument, Catch::Message("Index out of range"));
+    return {Tensor(), grads[0], grads[0], grads[0], grads[0]};
+  }
+};
+}  // namespace
+
+TEST_CASE("custom function: needs_input_grad counts tensor arguments, as libtorch's") {
+  // libtorch 1.13 prints 1 0 1 0 and "Index out of range" for index 4 with these arguments.
+  const Tensor a = ones({2}).requires_grad_(), b = ones({2}), l0 = ones({2}), l1 = ones({2}).requires_grad_();
+  const std::vector<Tensor> list{l0, l1};
+  Interleaved::apply(2.0, a, TensorList(list), b).sum().backward();
+  CHECK(g_needed == std::vector<bool>{true, false, true, false});
+  CHECK(dvalues(a.grad()) == std::vector<double>{1, 1});
+  CHECK(dvalues(l1.grad()) == std::vector<double>{1, 1});
 }
 

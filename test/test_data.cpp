@@ -689,8 +689,15 @@ TEST_CASE("data: sequencers hand out results as libtorch's") {
   std::vector<size_t> crowded{1, 3};
   k = 0;
   auto crowd = [&]() -> std::optional<Job> { return k < crowded.size() ? std::optional<Job>(Job{crowded[k++]}) : std::nullopt; };
-  CHECK_THROWS_WITH(small.next(crowd),
-                    "OrderedSequencer: two results with sequence number 3 are in flight (more than max_jobs = 2 jobs)");
+  CHECK_THROWS_WITH(small.next(crowd), "OrderedSequencer: result 3 arrived while waiting for 0: more than max_jobs "
+                                       "= 2 jobs in flight, or a number repeated");
+  seq::OrderedSequencer<Job> repeated(4);
+  std::vector<size_t> twice{0, 0};
+  k = 0;
+  auto again = [&]() -> std::optional<Job> { return k < twice.size() ? std::optional<Job>(Job{twice[k++]}) : std::nullopt; };
+  CHECK(repeated.next(again).value().sequence_number == 0);
+  CHECK_THROWS_WITH(repeated.next(again), "OrderedSequencer: result 0 arrived while waiting for 1: more than "
+                                          "max_jobs = 4 jobs in flight, or a number repeated");
   seq::OrderedSequencer<Job> empty(0);
   CHECK_THROWS_WITH(empty.next(producer), "OrderedSequencer: max_jobs must be positive");
 }

@@ -406,6 +406,20 @@ TEST_CASE("indexing: at::index and printed index lists, as libtorch") {
   CHECK(equal(ember::index(x, {rows}), x.index({rows})));
   CHECK(equal(ember::index(x, {std::nullopt, tensor({1L, 1L})}), x.index({Slice(), tensor({1L, 1L})})));
   CHECK_THROWS_AS(ember::index(Tensor(), {rows}), InvalidArgument);
+  // Every tensor is an advanced index, 0-dim ones too, and the result is a copy (libtorch
+  // 1.13's shapes: [2, 2, 4], [2, 4, 5], [4, 5]).
+  const Tensor y = arange(120).view({2, 3, 4, 5});
+  CHECK(ember::index(y, {std::nullopt, tensor({0L, 1L}), std::nullopt, tensor(0L)}).sizes() == IntArrayRef{2, 2, 4});
+  CHECK(ember::index(y, {std::nullopt, tensor(1L)}).sizes() == IntArrayRef{2, 4, 5});
+  CHECK(ember::index(y, {tensor(1L), tensor(2L)}).sizes() == IntArrayRef{4, 5});
+  CHECK(equal(ember::index(y, {tensor(1L), tensor(2L)}), y[1][2]));
+  Tensor copy = ember::index(y, {tensor(1L)});
+  copy.fill_(0);
+  CHECK(y.sum().item<int64_t>() == 7140);
+  CHECK(ember::index(y, {tensor({true, false})}).sizes() == IntArrayRef{1, 3, 4, 5});
+  CHECK_THROWS_MATCHES(ember::index(y, {std::nullopt}), InvalidArgument,
+                       Catch::Message("index: expected at least one index tensor (an empty entry takes a whole dim), "
+                                      "got none of 1"));
   std::ostringstream s;
   s << std::vector<TensorIndex>{None, "...", 0, true, Slice(1, None, 2), Slice(None, 3)};
   CHECK(s.str() == "(None, ..., 0, true, 1:" + std::to_string(INDEX_MAX) + ":2, 0:3:1)");

@@ -262,6 +262,18 @@ TEST_CASE("inference mode: requires_grad_ on an inference tensor, inside and out
     a.requires_grad_(true);
   }
   CHECK(a.requires_grad());
+  // Outside the mode, ops on inference tensors alone record nothing, even when one requires
+  // grad (libtorch's inference tensors have no autograd dispatch key): a functional op gives
+  // a normal tensor that does not require grad, a view an inference tensor that is no view.
+  Tensor product = a * a;
+  CHECK_FALSE(product.is_inference());
+  CHECK_FALSE(product.requires_grad());
+  CHECK(product.grad_fn() == nullptr);
+  Tensor view = a.view({1, 2});
+  CHECK(view.is_inference());
+  CHECK_FALSE(view.requires_grad());
+  CHECK_FALSE(view.is_view());
+  CHECK(view.is_leaf());
 }
 
 TEST_CASE("inference mode: an inference tensor backward would need is refused; one it would not is fine") {
@@ -313,7 +325,8 @@ TEST_CASE("inference mode: inference tensors made on another device and by every
 TEST_CASE(
     "inference mode: views of a grad-requiring tensor taken with grad off require grad, as libtorch's") {
   // libtorch 1.13 (checked in Python): such a view requires grad, has no grad_fn, and
-  // refuses an in-place write with grad mode on (ember records nothing through it).
+  // refuses an in-place write with grad mode on; ops on it record, and its gradient goes
+  // nowhere (libtorch's CreationMeta NO_GRAD_MODE / INFERENCE_MODE).
   const std::string kNoGradViewWrite =
       "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
       "this "
@@ -345,6 +358,24 @@ TEST_CASE(
   CHECK(u.requires_grad());
   CHECK_THAT(message_of([&] { u.add_(1); }), Equals(kNoGradViewWrite));
   CHECK(dvalues(x) == std::vector<double>{1, 1, 1, 1, 1, 1});
+  // Ops on them record with grad mode on; backward reaches neither them nor their base.
+  Tensor tmp = v * v + w;
+  CHECK(tmp.requires_grad());
+  CHECK(tmp.grad_fn() != nullptr);
+  CHECK(u.view({2}).requires_grad());
+  tmp.sum().backward();
+  CHECK_FALSE(v.grad().defined());
+  CHECK_FALSE(w.grad().defined());
+  CHECK_FALSE(x.grad().defined());
+  {
+    NoGradGuard no_grad;
+    CHECK_FALSE((v * 2).requires_grad());
+  }
+  // Mixed with a tensor that does get gradients, only that one does.
+  Tensor y = ones({3}).requires_grad_();
+  (v * y).sum().backward();
+  CHECK(dvalues(y.grad()) == std::vector<double>{1, 1, 1});
+  CHECK_FALSE(x.grad().defined());
   // A view taken with grad on is an ordinary recorded view.
   Tensor r = x.select(0, 0);
   CHECK(r.grad_fn() != nullptr);

@@ -8,6 +8,8 @@
 #include <ember/nn.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,25 @@ TEST_CASE("grid_sample: the functional's options name the same samplers") {
   const Tensor f32 = F::grid_sample(x.to(kFloat), g.to(kFloat), F::GridSampleFuncOptions().align_corners(false));
   CHECK(f32.dtype() == kFloat);
   CHECK(allclose(f32.to(kDouble), grid_sampler(x, g, 0, 0, false), 1e-6, 1e-6));
+}
+
+TEST_CASE("grid_sample: points at NaN or infinity read zeros, in every mode and padding") {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const Tensor g = tensor({nan, 0., 0., inf, -inf, 0.2, 0.1, 0.1}, kDouble).view({1, 1, 4, 2});
+  for (int64_t mode : {0, 1, 2})
+    for (int64_t padding : {0, 1, 2}) {
+      INFO("mode " << mode << ", padding " << padding);
+      const Tensor x = image().requires_grad_(), grid = g.clone().requires_grad_();
+      const Tensor out = grid_sampler(x, grid, mode, padding, false);
+      const std::vector<double> v = ember_test::dvalues(out);
+      CHECK(v[0] == 0);
+      CHECK(v[1] == 0);
+      CHECK(v[2] == 0);
+      CHECK(v[3] == ember_test::dvalues(grid_sampler(image(), g.narrow(2, 3, 1), mode, padding, false))[0]);
+      out.sum().backward();
+      CHECK(std::isfinite(ember_test::dvalues(x.grad().sum())[0]));
+      CHECK(ember_test::dvalues(grid.grad().narrow(2, 0, 3).abs().sum())[0] == 0);
+    }
 }
 
 TEST_CASE("grid_sample: an unset align_corners warns as libtorch and means false") {
@@ -220,9 +241,14 @@ TEST_CASE("grid_sample and affine_grid: libtorch's errors, inputs unchanged") {
                "grid_sample: mode must be kBilinear, kNearest or kBicubic, got kTrilinear");
   expect_error([&] { F::grid_sample(x, g, F::GridSampleFuncOptions().padding_mode(kReflect).align_corners(true)); },
                "grid_sample: padding_mode must be kZeros, kBorder or kReflection, got kReflect");
-  // Empty batches and outputs are fine, as in libtorch.
+  // Empty batches and outputs are fine, as in libtorch, and differentiable (zero gradients).
   CHECK(grid_sampler(zeros({0, 2, 3, 4}), zeros({0, 5, 6, 2}), 0, 0, false).sizes() == IntArrayRef{0, 2, 5, 6});
-  CHECK(grid_sampler(zeros({2, 2, 3, 4}), zeros({2, 0, 6, 2}), 0, 0, false).sizes() == IntArrayRef{2, 2, 0, 6});
+  const Tensor some = ones({2, 2, 3, 4}).requires_grad_(), nowhere = zeros({2, 0, 6, 2}).requires_grad_();
+  const Tensor empty_out = grid_sampler(some, nowhere, 2, 1, false);
+  CHECK(empty_out.sizes() == IntArrayRef{2, 2, 0, 6});
+  empty_out.sum().backward();
+  CHECK(equal(some.grad(), zeros({2, 2, 3, 4})));
+  CHECK(nowhere.grad().sizes() == IntArrayRef{2, 0, 6, 2});
 
   const Tensor theta = zeros({1, 2, 3}, kDouble);
   expect_error([&] { F::affine_grid(theta.to(kLong), {1, 1, 2, 2}); },

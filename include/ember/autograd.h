@@ -178,9 +178,10 @@ struct EMBER_API AutogradContext {
   void mark_dirty(const variable_list& inputs);
   /// Outputs that get no gradient (indices, masks).
   void mark_non_differentiable(const variable_list& outputs);
-  /// Whether forward argument i needs a gradient in the running backward pass.
+  /// Whether the forward's tensor argument i (counting a list's tensors one each, an empty
+  /// optional none, as libtorch) needs a gradient in the running backward pass.
   bool needs_input_grad(size_t i) const;
-  /// Whether any forward argument in these ranges does.
+  /// Whether any tensor argument in these ranges does.
   bool needs_input_grad(std::initializer_list<IndexRange> ranges) const;
   /// Whether backward sees zeros (true, the default) or undefined tensors for outputs that
   /// got no gradient.

@@ -37,15 +37,13 @@ bool AutogradContext::needs_input_grad(std::initializer_list<IndexRange> ranges)
 }
 
 bool AutogradContext::needs_input_grad(size_t i) const {
-  if (i >= needs_input_grad_.size() || !needs_input_grad_[i]) return false;
-  // In a backward pass that computes only some inputs' gradients, argument i needs one only
-  // when one of its edges leads to them.
+  // As libtorch's, i counts the forward's tensor arguments (each tensor of a list, none for
+  // an empty optional): the node's next edges. In a backward pass that computes only some
+  // inputs' gradients, an edge that leads to none of them needs none.
   const std::shared_ptr<Node> node = node_.lock();
-  if (!node) return true;
-  const auto& custom = static_cast<const detail::CustomNodeBase&>(*node);
-  for (size_t e = 0; e < custom.next_edges_.size(); ++e)
-    if (custom.arg_of_edge_[e] == int(i) && edge_runs_in_current_pass(custom.next_edges_[e])) return true;
-  return false;
+  EMBER_CHECK_ARG(node != nullptr, "needs_input_grad: only a backward can ask (the node does not exist yet)");
+  EMBER_CHECK_ARG(i < node->next_edges_.size(), "Index out of range");
+  return edge_runs_in_current_pass(node->next_edges_[i]);
 }
 
 namespace detail {

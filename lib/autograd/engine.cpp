@@ -14,9 +14,12 @@
 // default stream, not the absence of one.)
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <thread>
 #include <unordered_map>
@@ -31,6 +34,7 @@
 #include "iter/elementwise_iter.h"
 #include "iter/overlap.h"
 #include "placement/device_streams.h"
+#include "placement/placement.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember::autograd {
@@ -43,21 +47,21 @@ std::atomic<bool> g_anomaly_check_nan{true};
 std::mutex g_anomaly_mutex;
 int g_anomaly_guards = 0;
 
-// Anomaly mode's node call: a throw is named in a warning first (ember keeps no forward
-// traceback), and a NaN in a gradient it gives is an error.
+// Anomaly mode's node call: a NaN in a gradient it gives is an error, and an error is named
+// in a warning first, as libtorch's (ember keeps no forward traceback).
 variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
   variable_list out;
   try {
     out = node.apply(std::move(in));
+    if (AnomalyMode::should_check_nan())
+      for (size_t i = 0; i < out.size(); ++i)
+        if (out[i].defined() && out[i].is_floating_point() && ember::isnan(out[i]).any().item<bool>())
+          EMBER_THROW(InvalidArgument, "Function '{}' returned nan values in its {}th output.", node.name(), i);
   } catch (...) {
     EMBER_WARN("Error detected in ", node.name(), ". Traceback of forward call that caused the error:\n",
                "(ember records no forward traceback)");
     throw;
   }
-  if (AnomalyMode::should_check_nan())
-    for (size_t i = 0; i < out.size(); ++i)
-      if (out[i].defined() && out[i].is_floating_point() && ember::isnan(out[i]).any().item<bool>())
-        EMBER_THROW(InvalidArgument, "Function '{}' returned nan values in its {}th output.", node.name(), i);
   return out;
 }
 
@@ -200,8 +204,10 @@ struct TrimmedPassScope {
 // A custom Function's backward may run a backward pass of its own, which may do the same:
 // each level nests a pass (and a DeviceScope) on the caller's stack. Past
 // kPassesPerThread nested passes, as libtorch past its max_recursion_depth, the next pass
-// runs on a fresh thread while this one waits, so that any depth fits in the threads'
-// stacks and scope stacks. The fresh thread gets the caller's warning handler.
+// runs on a reentrant worker thread while this one waits, so that any depth fits in the
+// threads' stacks and scope stacks. Workers are kept for reuse (per-thread library handles
+// are made once each), and a pass runs there in its caller's state: warning handler,
+// InferenceMode, innermost DeviceScope and every device's current stream (Note [Backward streams]).
 constexpr int kPassesPerThread = 32;
 thread_local int t_pass_depth = 0;
 
@@ -212,20 +218,95 @@ struct PassDepth {
   PassDepth& operator=(const PassDepth&) = delete;
 };
 
+class ReentrantWorkers {
+ public:
+  // Never destroyed: idle workers wait on it until the process ends.
+  static ReentrantWorkers& get() {
+    static auto* workers = new ReentrantWorkers;
+    return *workers;
+  }
+
+  /// Runs task (which must not throw) on an idle worker and waits for it.
+  void run(const std::function<void()>& task) {
+    Worker* w = take();
+    {
+      std::lock_guard<std::mutex> lock(w->mutex);
+      w->task = &task;
+      w->done = false;
+    }
+    w->cv.notify_all();
+    {
+      std::unique_lock<std::mutex> lock(w->mutex);
+      w->cv.wait(lock, [w] { return w->done; });
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    idle_.push_back(w);
+  }
+
+ private:
+  struct Worker {
+    std::mutex mutex;
+    std::condition_variable cv;
+    const std::function<void()>* task = nullptr;
+    bool done = false;
+  };
+
+  Worker* take() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!idle_.empty()) {
+        Worker* w = idle_.back();
+        idle_.pop_back();
+        return w;
+      }
+    }
+    auto* w = new Worker;  // lives as long as its thread, the process
+    std::thread([w] { serve(w); }).detach();
+    return w;
+  }
+
+  static void serve(Worker* w) {
+    std::unique_lock<std::mutex> lock(w->mutex);
+    for (;;) {
+      w->cv.wait(lock, [w] { return w->task != nullptr; });
+      const std::function<void()>* task = w->task;
+      lock.unlock();
+      (*task)();
+      lock.lock();
+      w->task = nullptr;
+      w->done = true;
+      w->cv.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::vector<Worker*> idle_;
+};
+
 template <class F>
-variable_list on_fresh_thread(F&& pass) {
+variable_list on_reentrant_worker(F&& pass) {
   variable_list result;
   std::exception_ptr error;
   WarningHandler* const handler = get_warning_handler();
-  std::thread worker([&] {
+  const bool inference = InferenceMode::is_enabled();
+  Device scope_device(kCPU, 0);
+  const bool scoped = ember::detail::scope_device(&scope_device);
+  const std::vector<std::pair<Device, void*>> streams = ember::detail::current_streams();
+  const std::function<void()> task = [&] {
     set_warning_handler(handler);
     try {
+      InferenceMode inference_mode(inference);
+      std::optional<DeviceScope> scope;
+      if (scoped) scope.emplace(scope_device);
+      std::vector<std::unique_ptr<ember::detail::StreamScope>> on_streams;
+      for (const auto& [d, stream] : streams) on_streams.push_back(std::make_unique<ember::detail::StreamScope>(d, stream));
       result = pass();
     } catch (...) {
       error = std::current_exception();
     }
-  });
-  worker.join();
+    set_warning_handler(nullptr);
+  };
+  ReentrantWorkers::get().run(task);
   if (error) std::rethrow_exception(error);
   return result;
 }
@@ -240,7 +321,7 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
     PassDepth depth;
     return execute_here(roots, std::move(root_grads), keep_graph, create_graph, inputs);
   }
-  return on_fresh_thread([&] {
+  return on_reentrant_worker([&] {
     PassDepth depth;
     return execute_here(roots, std::move(root_grads), keep_graph, create_graph, inputs);
   });

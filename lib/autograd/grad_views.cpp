@@ -29,11 +29,11 @@ void mark_view(const Tensor& base, const Tensor& y) {
   // record's set_history took away the no-grad-view bit the forward's NoGradGuard gave y; a
   // view of a view taken with grad mode off is one too, as libtorch's creation meta.
   y.unsafe_impl()->view_kind_ |= uint8_t(base.unsafe_impl()->view_kind_ & kNoGradModeViewOfGrad);
-  AutogradMeta* b = meta(base);
+  const AutogradMeta* b = meta(base);  // null for a view with no history (kHistorylessGradView)
   AutogradMeta& m = get_or_create_meta(y);
   m.is_view_ = true;
-  m.is_view_of_leaf_ = b->is_view_of_leaf_ || (b->requires_grad_ && !b->grad_fn_);
-  m.base_ = b->base_.defined() ? b->base_ : base;
+  m.is_view_of_leaf_ = b && (b->is_view_of_leaf_ || (b->requires_grad_ && !b->grad_fn_));
+  m.base_ = b && b->base_.defined() ? b->base_ : base;
   m.view_version_ = y.storage()->version_.load(std::memory_order_relaxed);
 }
 

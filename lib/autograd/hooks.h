@@ -25,6 +25,6 @@ std::string lower_op_name(Op op);
 }  // namespace ember::autograd::detail
 
 #define EMBER_GRAD_RECORDING2(a, b)                                                                     \
-  __builtin_expect((::ember::autograd::detail::has_meta(a) || ::ember::autograd::detail::has_meta(b)) && \
+  __builtin_expect((::ember::autograd::detail::may_record(a) || ::ember::autograd::detail::may_record(b)) && \
                        ::ember::GradMode::is_enabled(),                                                 \
                    0)

@@ -140,13 +140,14 @@ void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn) {
 
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta(t);
+  if (!m) return Edge();  // a view with no history that requires grad (kHistorylessGradView)
   if (__builtin_expect(m->is_view_, 0) && m->base_.defined() &&
       t.storage()->version_.load(std::memory_order_relaxed) != m->view_version_)
     refresh_view_history(t, *m);
   if (m->grad_fn_) return Edge(m->grad_fn_, m->output_nr_);
   // A view taken with grad mode off (or in InferenceMode) requires grad but accumulates
   // nowhere, as libtorch's.
-  if (t.unsafe_impl()->view_kind_ & (kNoGradModeViewOfGrad | kInferenceModeViewOfGrad)) return Edge();
+  if (t.unsafe_impl()->view_kind_ & kHistorylessGradView) return Edge();
   return Edge(grad_accumulator(t), 0);
 }
 

@@ -37,11 +37,25 @@ namespace detail {
 inline AutogradMeta* meta(const Tensor& t) { return t.unsafe_impl()->autograd_meta_; }
 AutogradMeta& get_or_create_meta(const Tensor& t);
 
-/// The one branch an op pays: an input with metadata while recording is on.
 inline bool has_meta(const Tensor& t) { return t.defined() && t.unsafe_impl()->autograd_meta_ != nullptr; }
+
+/// Views that require grad with no autograd state of their own: taken from a grad-requiring
+/// tensor with grad mode off or inside InferenceMode (libtorch's CreationMeta NO_GRAD_MODE /
+/// INFERENCE_MODE). Ops on them record, and their gradient goes nowhere, as libtorch's.
+constexpr uint8_t kHistorylessGradView = kNoGradModeViewOfGrad | kInferenceModeViewOfGrad;
+
+/// The one branch an op pays: whether an input may need recording while recording is on.
+/// It has metadata and is not an inference tensor (as libtorch's, whose inference tensors
+/// lack the autograd dispatch key: an op on those alone records nothing), or is such a view.
+inline bool may_record(const Tensor& t) {
+  if (!t.defined()) return false;
+  const TensorImpl* impl = t.unsafe_impl();
+  return (impl->autograd_meta_ != nullptr && !impl->is_inference_) || (impl->view_kind_ & kHistorylessGradView);
+}
 inline bool requires_grad(const Tensor& t) {
-  AutogradMeta* m = t.defined() ? meta(t) : nullptr;
-  return m && (m->requires_grad_ || m->grad_fn_);
+  if (!t.defined()) return false;
+  const AutogradMeta* m = meta(t);
+  return (m && (m->requires_grad_ || m->grad_fn_)) || (t.unsafe_impl()->view_kind_ & kHistorylessGradView);
 }
 
 /// The edge a gradient for t flows into: its grad_fn, or its leaf accumulator.
@@ -73,4 +87,4 @@ Tensor region_positions(IntArrayRef base_sizes, IntArrayRef sizes, IntArrayRef s
 
 /// True when an op on `t` must take the recording path (one predictable branch otherwise).
 #define EMBER_GRAD_RECORDING(t) \
-  __builtin_expect(::ember::autograd::detail::has_meta(t) && ::ember::GradMode::is_enabled(), 0)
+  __builtin_expect(::ember::autograd::detail::may_record(t) && ::ember::GradMode::is_enabled(), 0)

@@ -42,10 +42,8 @@ const Tensor& Tensor::set_requires_grad(bool requires_grad) const {
 }
 
 bool Tensor::requires_grad() const {
-  // A view of a grad-requiring tensor taken with grad mode off or in InferenceMode requires
-  // grad too, with no history (libtorch's); autograd records nothing through it.
-  return defined() && (autograd::detail::requires_grad(*this) ||
-                       (impl_->view_kind_ & (kNoGradModeViewOfGrad | kInferenceModeViewOfGrad)));
+  // Views of a grad-requiring tensor taken with grad mode off or in InferenceMode included.
+  return autograd::detail::requires_grad(*this);
 }
 
 bool Tensor::is_leaf() const {

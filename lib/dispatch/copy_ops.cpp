@@ -118,7 +118,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
                        sizes() == src.sizes() && strides() == src.strides() && dtype() == src.dtype()))
     return self;
   detail::check_no_copy_overlap(*this, src);
-  if (__builtin_expect((autograd::detail::has_meta(*this) || autograd::detail::has_meta(src)) && GradMode::is_enabled(), 0)) {
+  if (__builtin_expect((autograd::detail::may_record(*this) || autograd::detail::may_record(src)) && GradMode::is_enabled(), 0)) {
     autograd::detail::copy_(self, src, non_blocking);
     return self;
   }

@@ -208,8 +208,8 @@ Tensor run_binary(Op op, const Scalar& a, const Tensor& b, ComputeType ct, const
 Tensor run_ternary(Op op, const Tensor* inputs, const std::optional<Scalar>* scalars, ComputeType ct,
                    const OpParams& p) {
   // where's condition (input 0) keeps its own dtype; every other operand is promoted.
-  if (__builtin_expect((autograd::detail::has_meta(inputs[0]) || autograd::detail::has_meta(inputs[1]) ||
-                        autograd::detail::has_meta(inputs[2])) && GradMode::is_enabled(), 0))
+  if (__builtin_expect((autograd::detail::may_record(inputs[0]) || autograd::detail::may_record(inputs[1]) ||
+                        autograd::detail::may_record(inputs[2])) && GradMode::is_enabled(), 0))
     return autograd::detail::ternary(op, inputs, scalars, ct, p);
   const bool is_where = op == Op::Where;
   ResultType rt;

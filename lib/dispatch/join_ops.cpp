@@ -16,7 +16,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   EMBER_CHECK_ARG(!tensors.empty(), "cat: expected a non-empty list of Tensors");
   if (__builtin_expect(GradMode::is_enabled(), 1))
     for (const Tensor& t : tensors)
-      if (autograd::detail::has_meta(t)) return autograd::detail::cat(tensors, dim);
+      if (autograd::detail::may_record(t)) return autograd::detail::cat(tensors, dim);
   // torch skips legacy 1-D empty tensors of shape [0] when joining others.
   const Tensor* ref = nullptr;
   detail::ResultType rt;
@@ -60,7 +60,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   EMBER_CHECK_ARG(!tensors.empty(), "stack: expected a non-empty list of Tensors");
   if (__builtin_expect(GradMode::is_enabled(), 1))
     for (const Tensor& t : tensors)
-      if (autograd::detail::has_meta(t)) return autograd::detail::stack(tensors, dim);
+      if (autograd::detail::may_record(t)) return autograd::detail::stack(tensors, dim);
   const Tensor& first = tensors[0];
   EMBER_CHECK_ARG(first.defined(), "stack: undefined tensor in the list");
   const int64_t d = detail::wrap_dim(dim, first.dim() + 1, "stack");

@@ -158,7 +158,7 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
   EMBER_CHECK_ARG(c.defined(), "addmm: undefined input");
   if (EMBER_AUTOCAST_LOW2(a, b) || (detail::autocast_on() && detail::autocast_wants_low(c)))
     return addmm(detail::autocast_low(c), detail::autocast_low(a), detail::autocast_low(b), beta, alpha);
-  if (__builtin_expect((autograd::detail::has_meta(c) || autograd::detail::has_meta(a) || autograd::detail::has_meta(b)) &&
+  if (__builtin_expect((autograd::detail::may_record(c) || autograd::detail::may_record(a) || autograd::detail::may_record(b)) &&
                            GradMode::is_enabled(), 0))
     return autograd::detail::addmm(c, a, b, beta, alpha);
   auto p = prepare(Op::MatMul, "addmm", a, b);

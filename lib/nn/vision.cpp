@@ -1,8 +1,8 @@
 // F::affine_grid and F::grid_sample as composite ops. affine_grid is libtorch's base grid
 // (x, y[, z], 1) times theta^T in one bmm. grid_sample follows libtorch's CPU sampler: each
 // output point's source coordinate per spatial dim (unnormalize, then border clipping or
-// reflection), its taps (2 per dim bilinear, 1 nearest, 4 bicubic) with their weights, then
-// one gather of every tap from the flattened input, taps outside the input reading 0.
+// reflection), its taps (2 per dim bilinear, 1 nearest, 4 bicubic) with their weights, each
+// tap a gather from the flattened input (0 outside it, and for non-finite coordinates).
 // Autograd differentiates the weights for the grid and the gather (a scatter-add) for the
 // input, so the sampler needs no backward or device code of its own.
 #include "ember/nn/vision.h"
@@ -10,13 +10,13 @@
 #include <algorithm>
 #include <vector>
 
+#include "autograd/node.h"
+#include "conv_checks.h"
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
-#include "conv_checks.h"
 #include "ember/autograd.h"
 #include "ember/ops.h"
 #include "tensor/tensor_factory.h"
-#include "autograd/node.h"
 
 namespace ember {
 
@@ -102,13 +102,24 @@ std::vector<Tensor> cubic_weights(const Tensor& t) {
 struct AxisTaps {
   std::vector<Tensor> position;
   std::vector<Tensor> weight;
+  Tensor finite;  // false where the source coordinate is NaN or infinite: the point reads 0
 };
+
+// A non-finite coordinate reads nothing (libtorch's CUDA and 3-D CPU samplers move such
+// points far outside); 0 stands in for it so that weights and positions stay finite.
+Tensor finite_or_zero(const Tensor& x, Tensor& finite) {
+  {
+    NoGradGuard no_grad;
+    finite = isfinite(x);
+  }
+  return where(finite, x, 0);
+}
 
 AxisTaps axis_taps(const Axis& axis, const Tensor& coord, Interpolation mode, Padding padding) {
   AxisTaps taps;
   if (mode == Interpolation::Bicubic) {
     // libtorch pads each tap of the bicubic stencil, not the source coordinate.
-    const Tensor x = axis.unnormalize(coord);
+    const Tensor x = finite_or_zero(axis.unnormalize(coord), taps.finite);
     Tensor base;
     {
       NoGradGuard no_grad;
@@ -119,7 +130,7 @@ AxisTaps axis_taps(const Axis& axis, const Tensor& coord, Interpolation mode, Pa
     for (int k = -1; k <= 2; ++k) taps.position.push_back(axis.pad(base + k, padding));
     return taps;
   }
-  const Tensor x = axis.pad(axis.unnormalize(coord), padding);
+  const Tensor x = axis.pad(finite_or_zero(axis.unnormalize(coord), taps.finite), padding);
   if (mode == Interpolation::Nearest) {
     NoGradGuard no_grad;
     taps.position.push_back(x.round());  // half to even, as libtorch's nearbyint
@@ -189,7 +200,6 @@ Tensor sample(const Tensor& input, const Tensor& grid, Interpolation mode, Paddi
     points *= grid.size(d);
   }
   for (int64_t d = 2; d < input.dim(); ++d) source_numel *= input.size(d);
-  if (n * c * points == 0) return zeros(out_shape, input.options());
 
   // Spatial dim d (outermost first) reads grid channel spatial - 1 - d: grid holds (x, y, z).
   std::vector<AxisTaps> axes;
@@ -199,32 +209,36 @@ Tensor sample(const Tensor& input, const Tensor& grid, Interpolation mode, Paddi
   }
 
   // Every combination of one tap per dim, the last dim varying fastest (libtorch's nw, ne,
-  // sw, se order): its flat source index, whether it lies inside, and its weight.
-  std::vector<Tensor> indices, inside, weights;
+  // sw, se order), is gathered from the flattened input, zeroed outside it, weighted and
+  // summed one at a time: the working set is one output's size, whatever the tap count.
+  const Tensor source = input.reshape({n, c, source_numel});
+  Tensor out;
   std::vector<size_t> choice(size_t(spatial), 0);
   const size_t per_axis = axes[0].position.size();
   for (bool more = true; more;) {
-    Tensor index, in_bounds, weight;
+    Tensor index, inside;
     {
       NoGradGuard no_grad;
       for (int64_t d = 0; d < spatial; ++d) {
         const Tensor& p = axes[size_t(d)].position[choice[size_t(d)]];
-        const Tensor ok = logical_and(p >= 0, p <= double(input.size(d + 2) - 1));
-        in_bounds = in_bounds.defined() ? logical_and(in_bounds, ok) : ok;
-        // Outside (or NaN) taps read position 0 and are zeroed below; int64 keeps large
-        // inputs' flat indices exact.
+        const Tensor ok =
+            logical_and(logical_and(p >= 0, p <= double(input.size(d + 2) - 1)), axes[size_t(d)].finite);
+        inside = inside.defined() ? logical_and(inside, ok) : ok;
+        // Outside taps read position 0 and are zeroed below; int64 keeps large inputs' flat
+        // indices exact.
         const Tensor position = where(ok, p, 0).to(kLong);
         index = index.defined() ? index * input.size(d + 2) + position : position;
       }
+      index = index.unsqueeze(1).expand({n, c, points});
+      inside = inside.unsqueeze(1);
     }
-    for (int64_t d = 0; d < spatial; ++d) {
-      if (axes[size_t(d)].weight.empty()) break;
-      const Tensor& w = axes[size_t(d)].weight[choice[size_t(d)]];
-      weight = weight.defined() ? weight * w : w;
+    Tensor value = where(inside, source.gather(2, index), 0);
+    if (!axes[0].weight.empty()) {
+      Tensor weight = axes[0].weight[choice[0]];
+      for (int64_t d = 1; d < spatial; ++d) weight = weight * axes[size_t(d)].weight[choice[size_t(d)]];
+      value = value * weight.unsqueeze(1);
     }
-    indices.push_back(index);
-    inside.push_back(in_bounds);
-    if (weight.defined()) weights.push_back(weight);
+    out = out.defined() ? out + value : value;
     more = false;
     for (int64_t d = spatial - 1; d >= 0; --d) {
       if (++choice[size_t(d)] < per_axis) {
@@ -233,23 +247,6 @@ Tensor sample(const Tensor& input, const Tensor& grid, Interpolation mode, Paddi
       }
       choice[size_t(d)] = 0;
     }
-  }
-
-  const int64_t taps = int64_t(indices.size());
-  Tensor flat_index, mask;
-  {
-    NoGradGuard no_grad;
-    mask = stack(inside, 1);  // (N, taps, points)
-    flat_index = stack(indices, 1).reshape({n, 1, taps * points});
-  }
-  const Tensor source = input.reshape({n, c, source_numel});
-  Tensor values = source.gather(2, flat_index.expand({n, c, taps * points})).view({n, c, taps, points});
-  values = where(mask.unsqueeze(1), values, 0);
-  Tensor out;
-  if (weights.empty()) {
-    out = values.squeeze(2);
-  } else {
-    out = (values * stack(weights, 1).unsqueeze(1)).sum(2);
   }
   return out.view(out_shape);
 }

@@ -21,6 +21,16 @@ void* current_stream_of(Device device) {
   return e ? e->backend->current_stream(e->physical_index) : nullptr;
 }
 
+std::vector<std::pair<Device, void*>> current_streams() {
+  std::vector<std::pair<Device, void*>> streams;
+  for (int type = 0; type < kNumDeviceTypes; ++type) {
+    if (DeviceType(type) == kCPU) continue;
+    for (DeviceEntry* e : devices_of(DeviceType(type)))
+      if (e->backend) streams.emplace_back(e->device, e->backend->current_stream(e->physical_index));
+  }
+  return streams;
+}
+
 void stream_wait(Device device, void* waiter, void* producer) {
   if (waiter == producer) return;
   if (DeviceEntry* e = streamed_entry(device)) e->backend->wait_stream(e->physical_index, waiter, producer);

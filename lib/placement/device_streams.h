@@ -3,6 +3,9 @@
 // (nullptr on the CPU and on backends without streams), for autograd's stream rule
 // (Note [Backward streams]). Logical devices share their physical device's streams.
 
+#include <utility>
+#include <vector>
+
 #include "ember/device.h"
 
 namespace ember {
@@ -15,6 +18,9 @@ struct DeviceEntry;
 
 /// The calling thread's current stream of `device`; nullptr for the CPU or a streamless backend.
 void* current_stream_of(Device device);
+
+/// The calling thread's current stream of every device whose backend has streams.
+std::vector<std::pair<Device, void*>> current_streams();
 
 /// Work queued on `waiter` (a stream of `device`) from now on runs after what is queued on `producer`.
 void stream_wait(Device device, void* waiter, void* producer);

@@ -389,9 +389,33 @@ Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& i
 
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
   EMBER_CHECK_ARG(self.defined(), "index: self is an undefined tensor");
+  // libtorch's at::index is advanced indexing only: every tensor indexes (a 0-dim integer
+  // one too, where Tensor::index would select), and the result is a copy. A 0-dim index
+  // goes in as shape [1], which broadcasts away unless every index is 0-dim; then the one
+  // extra dim is squeezed where the broadcast dims went (Note [Indexed dims placement]).
   std::vector<TensorIndex> ti;
-  for (const auto& t : indices) ti.push_back(t ? TensorIndex(*t) : TensorIndex(indexing::Slice()));
-  return self.index(ti);
+  std::vector<size_t> tensor_positions;
+  bool all_zero_dim = true;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const std::optional<Tensor>& t = indices[k];
+    if (!t || !t->defined()) {
+      ti.push_back(TensorIndex(indexing::Slice()));
+      continue;
+    }
+    tensor_positions.push_back(k);
+    const bool zero_dim_integer = t->dim() == 0 && t->dtype() != kBool && t->dtype() != kUInt8;
+    all_zero_dim = all_zero_dim && zero_dim_integer;
+    ti.push_back(TensorIndex(zero_dim_integer ? t->reshape({1}) : *t));
+  }
+  EMBER_CHECK_ARG(!tensor_positions.empty(),
+                  "index: expected at least one index tensor (an empty entry takes a whole dim), got none of {}",
+                  indices.size());
+  Tensor r = self.index(ti);
+  if (all_zero_dim) {
+    const bool adjacent = tensor_positions.back() - tensor_positions.front() + 1 == tensor_positions.size();
+    r = r.squeeze(adjacent ? int64_t(tensor_positions.front()) : 0);
+  }
+  return r;
 }
 
 }  // namespace ember

@@ -15,7 +15,7 @@ void print_values(std::ostream& os, const unsigned char* bytes, ScalarType t, In
     const unsigned char* p = bytes + pos * element_size(t);
     ++pos;
     switch (t) {
-      case kBool: os << (*p ? "true" : "false"); return;
+      case kBool: os << (*p ? 1 : 0); return;  // libtorch streams the bool: 1 or 0
       case kUInt8: os << int(*p); return;
       case kInt8: os << int(*reinterpret_cast<const int8_t*>(p)); return;
       case kInt16: os << *reinterpret_cast<const int16_t*>(p); return;
@@ -112,7 +112,8 @@ std::vector<TensorDataContainer> TensorDataContainer::init_list() const {
 
 Tensor TensorDataContainer::tensor() const {
   EMBER_CHECK_ARG(is_tensor(), "Can only call `tensor()` on a TensorDataContainer that has `is_tensor() == true`");
-  return tensor_from_data(bytes_.data(), type_, sizes_, TensorOptions(type_));
+  // On the CPU whatever the DeviceScope, as libtorch's (it keeps the values as a CPU tensor).
+  return tensor_from_data(bytes_.data(), type_, sizes_, TensorOptions(type_).device(Device(kCPU)));
 }
 
 std::ostream& operator<<(std::ostream& os, const TensorDataContainer& data) { return os << describe(data); }

@@ -49,12 +49,13 @@ struct OrderedSequencer : public Sequencer<Result> {
         ++next_sequence_number_;
         return result;
       }
-      std::optional<Result>& slot = buffer(result->sequence_number);
-      if (slot)
-        throw Error("OrderedSequencer: two results with sequence number " +
-                    std::to_string(result->sequence_number) + " are in flight (more than max_jobs = " +
-                    std::to_string(buffer_.size()) + " jobs)");
-      slot = std::move(result);
+      // Only the next max_jobs numbers have a slot of their own in the ring.
+      const size_t number = result->sequence_number;
+      if (number < next_sequence_number_ || number - next_sequence_number_ >= buffer_.size())
+        throw Error("OrderedSequencer: result " + std::to_string(number) + " arrived while waiting for " +
+                    std::to_string(next_sequence_number_) + ": more than max_jobs = " +
+                    std::to_string(buffer_.size()) + " jobs in flight, or a number repeated");
+      buffer(number) = std::move(result);
     }
     // The producer is done; a result still waiting here means one before it never came.
     for (const std::optional<Result>& r : buffer_)
