@@ -5,6 +5,7 @@
 #include "test_util.h"
 #include "cpu/blas_library.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <random>
 
@@ -28,6 +29,21 @@ void check_close(const std::vector<double>& got, const std::vector<double>& want
     REQUIRE(std::abs(got[i] - want[i]) <= tol * (1 + std::abs(want[i])));
   }
 }
+// Within the GEMM error bound: |c - c^| <= k u sum_p |a_ip| |b_pj| for unit roundoff u (twice
+// that, for the blocking and FMA differences between libraries). A bound relative to |c|
+// alone fails where the sum cancels.
+void check_gemm_bound(const std::vector<double>& got, const std::vector<double>& want,
+                      const std::vector<double>& abs_product, int64_t k, double unit_roundoff) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i << ": " << got[i] << " vs " << want[i] << ", sum |a||b| " << abs_product[i]);
+    REQUIRE(std::abs(got[i] - want[i]) <= 2 * double(k) * unit_roundoff * abs_product[i]);
+  }
+}
+std::vector<double> abs_of(std::vector<double> v) {
+  for (double& x : v) x = std::abs(x);
+  return v;
+}
 }  // namespace
 
 TEST_CASE("matmul: ones({2,3}) @ ones({3,2}) is all threes") {
@@ -46,7 +62,17 @@ TEST_CASE("matmul: 2-D products of every dtype and layout match the reference") 
     const int64_t m = 17, k = 33, n = 9;
     Tensor a = (randn({m, k}, kDouble) * 3).to(dt), b = (randn({k, n}, kDouble) * 3).to(dt);
     auto want = ref_mm(dvalues(a), dvalues(b), m, k, n);
-    const double tol = dt == kHalf ? 5e-3 : dt == kBFloat16 ? 3e-2 : dt == kFloat ? 1e-5 : 1e-12;
+    if (dt == kFloat || dt == kDouble) {
+      const auto abs_product = ref_mm(abs_of(dvalues(a)), abs_of(dvalues(b)), m, k, n);
+      const double u = dt == kFloat ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
+      check_gemm_bound(dvalues(mm(a, b)), want, abs_product, k, u);
+      check_gemm_bound(dvalues(matmul(a.t().contiguous().t(), b)), want, abs_product, k, u);  // column-major A
+      check_gemm_bound(dvalues(matmul(a, b.t().contiguous().t())), want, abs_product, k, u);  // column-major B
+      check_gemm_bound(dvalues(matmul(a.contiguous(), b)), want, abs_product, k, u);
+      continue;
+    }
+    // Integers are exact; half and bfloat16 round their float results once.
+    const double tol = dt == kHalf ? 5e-3 : dt == kBFloat16 ? 3e-2 : 0;
     check_close(dvalues(mm(a, b)), want, tol);
     check_close(dvalues(matmul(a.t().contiguous().t(), b)), want, tol);  // column-major A
     check_close(dvalues(matmul(a, b.t().contiguous().t())), want, tol);  // column-major B
