@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -554,6 +555,224 @@ TEST_CASE("torch::load of an optimizer: another model's, another kind's or a dam
   CHECK(state_of(adam) == state);
   CHECK(state_of(sgd) == sgd_state);
   CHECK(sgd.param_groups()[0].options().get_lr() == 0.1);
+}
+
+namespace {
+
+// libtorch 1.13's handler form: every warning's text, in order.
+struct Warnings : WarningHandler {
+  std::vector<std::string> seen;
+  void process(const SourceLocation&, const std::string& msg, bool) override { seen.push_back(msg); }
+};
+
+// Writes `opt`'s per-parameter state as libtorch's optimizers did before 1.5: one list per
+// field (state of parameters without state is left out, as theirs ended at the last one).
+template <class State>
+std::vector<Tensor> field_list(const optim::Optimizer& opt, Tensor (*get)(const State&)) {
+  std::vector<Tensor> out;
+  for (const Tensor& p : opt.param_groups()[0].params()) {
+    auto it = opt.state().find(p.unsafe_impl());
+    if (it == opt.state().end()) break;
+    out.push_back(get(static_cast<const State&>(*it->second)));
+  }
+  return out;
+}
+
+// A user's optimizer: it keeps no state and has no older format.
+struct PlainOptimizer : optim::Optimizer {
+  explicit PlainOptimizer(std::vector<Tensor> params)
+      : Optimizer(std::move(params), std::make_unique<optim::SGDOptions>(0.1)) {}
+  Tensor step(LossClosure) override { return {}; }
+};
+
+}  // namespace
+
+TEST_CASE("optim::serialize: buffer lists and step counts in libtorch's '<key>/size' form") {
+  TempDir dir;
+  serialize::OutputArchive out;
+  std::deque<Tensor> dirs{tensor({1.0, 2.0}), tensor({3.0})};
+  optim::serialize(out, "dirs", dirs);
+  optim::serialize(out, "steps", std::vector<int64_t>{4, 7});
+  optim::serialize(out, "iteration_", int64_t(12));
+  out.write("bad/size", tensor({2.5}));
+  out.save_to(dir / "lists.safetensors");
+
+  serialize::InputArchive in;
+  in.load_from(dir / "lists.safetensors");
+  CHECK(in.keys() == std::vector<std::string>{"bad/size", "dirs/0", "dirs/1", "dirs/size", "iteration_", "steps/0",
+                                              "steps/1", "steps/size"});
+  std::vector<Tensor> back{ones({1})};  // cleared first
+  optim::serialize(in, "dirs", back);
+  REQUIRE(back.size() == 2);
+  CHECK(dvalues(back[0]) == std::vector<double>{1, 2});
+  CHECK(dvalues(back[1]) == std::vector<double>{3});
+  std::vector<int64_t> steps;
+  optim::serialize(in, "steps", steps);
+  CHECK(steps == std::vector<int64_t>{4, 7});
+  int64_t iteration = 0;
+  optim::serialize(in, "iteration_", iteration);
+  CHECK(iteration == 12);
+  expect_throw<InvalidArgument>([&] { optim::serialize(in, "bad", back); },
+                                "'bad/size' must hold one integer, got 1 element(s) of dtype float32");
+  expect_throw<InvalidArgument>([&] { optim::serialize(in, "missing", back); }, "missing/size");
+  expect_throw<InvalidArgument>([&] { optim::serialize(in, "dirs", steps); }, "must hold one integer step count");
+}
+
+TEST_CASE("torch::load of an optimizer: libtorch's pre-1.5 archives load with its warning and resume exactly") {
+  TempDir dir;
+  SECTION("SGD: momentum_buffers") {
+    nn::Sequential model = make_mlp(41), twin = make_mlp(41);
+    optim::SGD sgd(model->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+    optim::SGD twin_sgd(twin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+    train(model, sgd, 0, 3);
+    train(twin, twin_sgd, 0, 3);
+    serialize::OutputArchive legacy;
+    optim::serialize(legacy, "momentum_buffers",
+                     field_list<optim::SGDParamState>(sgd, [](const optim::SGDParamState& s) { return s.momentum_buffer(); }));
+    optim::serialize(legacy, "iteration_", int64_t(3));
+    legacy.save_to(dir / "sgd_old.safetensors");
+
+    optim::SGD resumed(twin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+    Warnings warnings;
+    {
+      WarningUtils::WarningHandlerGuard guard(&warnings);
+      load(resumed, dir / "sgd_old.safetensors");
+    }
+    REQUIRE(warnings.seen.size() == 1);
+    CHECK(warnings.seen[0] ==
+          "Your serialized SGD optimizer is still using the old serialization format. You should re-save your SGD "
+          "optimizer to use the new serialization format.");
+    CHECK(state_of(resumed) == state_of(sgd));
+    train(model, sgd, 3, 5);
+    train(twin, resumed, 3, 5);
+    CHECK(values_of(*twin) == values_of(*model));
+  }
+  SECTION("Adam with amsgrad: step, exp_avg, exp_avg_sq and max_exp_avg_sq lists") {
+    nn::Sequential model = make_mlp(42), twin = make_mlp(42);
+    optim::Adam adam(model->parameters(), optim::AdamOptions(0.01).amsgrad(true));
+    optim::Adam twin_adam(twin->parameters(), optim::AdamOptions(0.01).amsgrad(true));
+    train(model, adam, 0, 3);
+    train(twin, twin_adam, 0, 3);
+    using S = optim::AdamParamState;
+    serialize::OutputArchive legacy;
+    std::vector<int64_t> steps;
+    for (const Tensor& p : adam.param_groups()[0].params())
+      steps.push_back(static_cast<const S&>(*adam.state().at(p.unsafe_impl())).step());
+    optim::serialize(legacy, "step_buffers", steps);
+    optim::serialize(legacy, "exp_average_buffers", field_list<S>(adam, [](const S& s) { return s.exp_avg(); }));
+    optim::serialize(legacy, "exp_average_sq_buffers", field_list<S>(adam, [](const S& s) { return s.exp_avg_sq(); }));
+    optim::serialize(legacy, "max_exp_average_sq_buffers",
+                     field_list<S>(adam, [](const S& s) { return s.max_exp_avg_sq(); }));
+    std::stringstream stream;
+    legacy.save_to(stream);
+    optim::Adam resumed(twin->parameters(), optim::AdamOptions(0.01).amsgrad(true));
+    load(resumed, stream);
+    CHECK(state_of(resumed) == state_of(adam));
+    train(model, adam, 3, 5);
+    train(twin, resumed, 3, 5);
+    CHECK(values_of(*twin) == values_of(*model));
+  }
+  SECTION("RMSprop: square_avg, momentum and grad_avg lists; the step restarts at 0, as libtorch's") {
+    nn::Sequential model = make_mlp(43);
+    optim::RMSprop rms(model->parameters(), optim::RMSpropOptions(0.01).momentum(0.9).centered(true));
+    train(model, rms, 0, 2);
+    using S = optim::RMSpropParamState;
+    serialize::OutputArchive legacy;
+    optim::serialize(legacy, "square_average_buffers", field_list<S>(rms, [](const S& s) { return s.square_avg(); }));
+    optim::serialize(legacy, "momentum_buffers", field_list<S>(rms, [](const S& s) { return s.momentum_buffer(); }));
+    optim::serialize(legacy, "grad_average_buffers", field_list<S>(rms, [](const S& s) { return s.grad_avg(); }));
+    std::stringstream stream;
+    legacy.save_to(stream);
+    optim::RMSprop resumed(model->parameters(), optim::RMSpropOptions(0.01).momentum(0.9).centered(true));
+    Warnings warnings;
+    {
+      WarningUtils::WarningHandlerGuard guard(&warnings);
+      load(resumed, stream);
+    }
+    REQUIRE(warnings.seen.size() == 1);
+    CHECK(warnings.seen[0].find("The step value in state will be set to 0") != std::string::npos);
+    auto want = state_of(rms), got = state_of(resumed);
+    for (auto& [k, v] : want)
+      if (k.size() > 5 && k.compare(k.size() - 5, 5, ".step") == 0) {
+        CHECK(v == std::vector<double>{2});
+        CHECK(got.at(k) == std::vector<double>{0});
+        got.at(k) = v;
+      }
+    CHECK(got == want);
+  }
+  SECTION("LBFGS: its global state on the first parameter, ro recomputed from the history") {
+    manual_seed(44);
+    Tensor w = randn({4}, kDouble).requires_grad_(true);
+    const Tensor target = tensor({1.0, -2.0, 0.5, 3.0}, kDouble);
+    optim::LBFGS lbfgs(std::vector<Tensor>{w}, optim::LBFGSOptions(0.5).max_iter(3));
+    auto closure = [&] {
+      lbfgs.zero_grad();
+      Tensor loss = ((w - target).pow(2) * arange(1, 5, kDouble)).sum() + w.pow(4).sum() * 0.01;
+      loss.backward();
+      return loss;
+    };
+    lbfgs.step(closure);
+    lbfgs.step(closure);
+    const auto& s = static_cast<const optim::LBFGSParamState&>(*lbfgs.state().at(w.unsafe_impl()));
+    REQUIRE(s.old_dirs().size() >= 2);
+    serialize::OutputArchive legacy;
+    legacy.write("d", s.d(), true);
+    legacy.write("t", tensor({s.t()}, kDouble), true);  // libtorch's test writes these as tensors
+    legacy.write("H_diag", s.H_diag(), true);
+    legacy.write("prev_flat_grad", s.prev_flat_grad(), true);
+    legacy.write("prev_loss", tensor({s.prev_loss()}, kDouble), true);
+    optim::serialize(legacy, "old_dirs", s.old_dirs());
+    optim::serialize(legacy, "old_stps", s.old_stps());
+    std::stringstream stream;
+    legacy.save_to(stream);
+    optim::LBFGS resumed(std::vector<Tensor>{w}, optim::LBFGSOptions(0.5).max_iter(3));
+    Warnings warnings;
+    {
+      WarningUtils::WarningHandlerGuard guard(&warnings);
+      load(resumed, stream);
+    }
+    REQUIRE(warnings.seen.size() == 1);
+    CHECK(warnings.seen[0].find("The func_evals and n_iter value in state will be set to 0") != std::string::npos);
+    auto want = state_of(lbfgs), got = state_of(resumed);
+    CHECK(got.at("state.0.0.func_evals") == std::vector<double>{0});
+    CHECK(got.at("state.0.0.n_iter") == std::vector<double>{0});
+    got.at("state.0.0.func_evals") = want.at("state.0.0.func_evals");
+    got.at("state.0.0.n_iter") = want.at("state.0.0.n_iter");
+    CHECK(got == want);  // ro entries included: 1 / (y . s), bit for bit the step's own
+  }
+}
+
+TEST_CASE("torch::load of an optimizer: a bad pre-1.5 archive, or one for an optimizer without that form, changes nothing") {
+  TempDir dir;
+  nn::Sequential model = make_mlp(45);
+  optim::SGD sgd(model->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  train(model, sgd, 0, 2);
+  const auto before = state_of(sgd);
+
+  serialize::OutputArchive wrong_shape;
+  optim::serialize(wrong_shape, "momentum_buffers", std::vector<Tensor>{zeros({2, 2})});
+  wrong_shape.save_to(dir / "wrong_shape.safetensors");
+  expect_throw<InvalidArgument>([&] { load(sgd, dir / "wrong_shape.safetensors"); },
+                                "'state.0.0.momentum_buffer' has shape [2, 2] and dtype float32, but its parameter has "
+                                "shape [8, 3]");
+  serialize::OutputArchive too_many;
+  std::vector<Tensor> five;
+  for (const Tensor& p : model->parameters()) five.push_back(zeros_like(p));
+  five.push_back(zeros({1}));
+  optim::serialize(too_many, "momentum_buffers", five);
+  too_many.save_to(dir / "too_many.safetensors");
+  expect_throw<InvalidArgument>([&] { load(sgd, dir / "too_many.safetensors"); },
+                                "names parameter 4 of group 0, which the optimizer does not have");
+  serialize::OutputArchive other_names;
+  other_names.write("exp_average_buffers/size", scalar_tensor(int64_t(0), kInt64));
+  other_names.save_to(dir / "other_names.safetensors");
+  expect_throw<InvalidArgument>([&] { load(sgd, dir / "other_names.safetensors"); }, "momentum_buffers/size");
+  CHECK(state_of(sgd) == before);
+
+  PlainOptimizer plain(model->parameters());
+  expect_throw<InvalidArgument>([&] { load(plain, dir / "wrong_shape.safetensors"); },
+                                "'param_groups.0.size' is missing; keys: momentum_buffers/0, momentum_buffers/size), "
+                                "and this optimizer has no older format to read");
 }
 
 TEST_CASE("archive: IValue holds libtorch's kinds and names them in errors") {

@@ -162,6 +162,20 @@ TEST_CASE("autograd hooks: anomaly mode names the failing node and catches NaN g
     CHECK(std::isnan(v.grad().item<double>()));
   }
   CHECK(autograd::AnomalyMode::should_check_nan());
+  // A node a backward recorded (create_graph) names the node whose backward made it, as
+  // libtorch 1.13 does (the same case, run there: PowBackward0 twice).
+  Tensor p = tensor({0.0}, kDouble).requires_grad_(true);
+  Tensor q = p.pow(1.5);
+  autograd::variable_list first = autograd::grad({q}, {p}, {}, /*retain_graph=*/true, /*create_graph=*/true);
+  messages.seen.clear();
+  ember_test::expect_throw<InvalidArgument>([&] { autograd::grad({first[0]}, {p}, {tensor({0.0}, kDouble)}); },
+                                            "Function 'PowBackward0' returned nan values in its 0th output.");
+  REQUIRE(messages.seen.size() == 2);
+  CHECK(messages.seen[0].rfind("Error detected in PowBackward0. Traceback of forward call that caused the error:",
+                               0) == 0);
+  CHECK(messages.seen[1].rfind("\n\nPrevious calculation was induced by PowBackward0. Traceback of forward call "
+                               "that induced the previous calculation:",
+                               0) == 0);
 }
 
 TEST_CASE("autograd hooks: backward(inputs=) accumulates as AccumulateGrad does: own buffers, leaf hooks") {

@@ -341,7 +341,7 @@ TEST_CASE(
     NoGradGuard no_grad;
     v = x.select(0, 0);
     plain_view = ones({2}).select(0, 0);
-    v.mul_(1);  // with grad off: allowed
+    ones({2, 3}).requires_grad_().select(0, 0).mul_(1);  // with grad off: allowed
   }
   {
     InferenceMode guard;
@@ -390,4 +390,67 @@ TEST_CASE(
   CHECK_FALSE(d.requires_grad());
   d.add_(1);
   CHECK(dvalues(x) == std::vector<double>{2, 2, 2, 2, 2, 2});
+}
+
+TEST_CASE("inference mode: a grad-requiring view made with grad off is refused once its storage is written") {
+  // libtorch 1.13's handle_view_on_rebase (the same cases, run there): such a view has no
+  // history to bring up to date, so grad_fn() and any op that records with it throw.
+  const std::string kInferenceRebase =
+      "A view was created in inference mode and its base or another view of its base has been modified "
+      "inplace in normal mode. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+      "clarify your code by moving both the view and the inplace either both inside the inference_mode block "
+      "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
+  const std::string kNoGradRebase =
+      "A view was created in no_grad mode and its base or another view of its base has been modified inplace "
+      "with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+      "clarify your code by moving both the view and the inplace either both inside the no_grad block (if you "
+      "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
+  for (bool requires_grad : {true, false}) {
+    Tensor s = ones({1, 2, 3}).requires_grad_(requires_grad);
+    Tensor a = s.clone();
+    Tensor view_out;
+    {
+      InferenceMode guard;
+      view_out = a.view_as(a);
+    }
+    CHECK(view_out.grad_fn() == nullptr);  // not written yet
+    a.add_(1);
+    if (requires_grad) {
+      CHECK_THAT(message_of([&] { (void)view_out.grad_fn(); }), Equals(kInferenceRebase));
+      CHECK_THAT(message_of([&] { (void)(view_out * 2); }), Equals(kInferenceRebase));
+    } else {
+      CHECK(view_out.grad_fn() == nullptr);
+      CHECK(dvalues(view_out * 2) == std::vector<double>(6, 4.0));
+    }
+  }
+  Tensor s = ones({2, 3}).requires_grad_();
+  Tensor b = s.clone(), c = s.clone();
+  Tensor through_base, written_itself, untouched;
+  {
+    NoGradGuard no_grad;
+    through_base = b.select(0, 0);
+    b.add_(1);  // both inside the block still counts, as libtorch's
+    written_itself = c.select(0, 0);
+    written_itself.mul_(2);
+    untouched = s.select(0, 1);
+  }
+  CHECK_THAT(message_of([&] { (void)through_base.grad_fn(); }), Equals(kNoGradRebase));
+  CHECK_THAT(message_of([&] { (void)(through_base + 1); }), Equals(kNoGradRebase));
+  CHECK_THAT(message_of([&] { (void)(written_itself * s.select(0, 0)); }), Equals(kNoGradRebase));
+  CHECK(dvalues(b) == std::vector<double>(6, 2.0));
+  {
+    NoGradGuard no_grad;  // recording nothing, they are ordinary tensors
+    CHECK(dvalues(through_base + 1) == std::vector<double>(3, 3.0));
+    CHECK(dvalues(written_itself) == std::vector<double>(3, 2.0));
+  }
+  CHECK(untouched.grad_fn() == nullptr);
+  CHECK((untouched * 2).requires_grad());
+  // A view taken in the same block after the write is current.
+  Tensor later;
+  {
+    NoGradGuard no_grad;
+    later = b.select(0, 1);
+  }
+  CHECK(later.grad_fn() == nullptr);
+  CHECK((later * 2).requires_grad());
 }

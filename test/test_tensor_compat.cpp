@@ -719,3 +719,43 @@ TEST_CASE("tensor compat: in-place views change sizes and strides, with libtorch
                     "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   CHECK(x.sizes() == std::vector<int64_t>{2, 3});
 }
+
+TEST_CASE("tensor compat: round(decimals), where(cond) and split by sizes, with libtorch 1.13's values") {
+  // The values libtorch 1.13 gives (run there): half to even at every power of ten, each
+  // step in the tensor's dtype.
+  Tensor x = tensor({1.2345, -2.5, 0.125, 1234.5678, 2.675, -0.0049, 15.0, 25.0}, kDouble);
+  CHECK(dvalues(round(x, 2)) == std::vector<double>{1.23, -2.5, 0.12, 1234.57, 2.68, -0.0, 15, 25});
+  CHECK(dvalues(x.round(-1)) == std::vector<double>{0, -0.0, 0, 1230, 0, -0.0, 20, 20});
+  CHECK(std::signbit(dvalues(round(x, -1))[1]));
+  CHECK(dvalues(round(x.to(kBFloat16), 1)) ==
+        std::vector<double>{1.203125, -2.5, 0.10009765625, 1232, 2.703125, -0.0, 15, 25});
+  CHECK(dvalues(round(x, 0)) == dvalues(round(x)));
+  Tensor y = x.clone();
+  y.round_(1);
+  CHECK(dvalues(y) == dvalues(round(x, 1)));
+  Tensor g = tensor({1.26, 2.5}, kDouble).requires_grad_();
+  Tensor r = round(g, 1);
+  CHECK(r.grad_fn()->name() == "RoundBackward1");
+  r.sum().backward();
+  CHECK(dvalues(g.grad()) == std::vector<double>{0, 0});
+  CHECK_THROWS_WITH(round(tensor({14, 25}), 1), "\"round_cpu\" not implemented for 'Long'");
+  CHECK_THROWS_WITH(round(x.to(kHalf), 1), "\"round_cpu\" not implemented for 'Half'");
+
+  std::vector<Tensor> w = where(tensor({0, 1, 1, 1}, kInt64).reshape({2, 2}));
+  REQUIRE(w.size() == 2);
+  CHECK(dvalues(w[0]) == std::vector<double>{0, 1, 1});
+  CHECK(dvalues(w[1]) == std::vector<double>{1, 0, 1});
+  CHECK(w[0].dtype() == kInt64);
+  std::vector<Tensor> w0 = where(scalar_tensor(3));
+  REQUIRE(w0.size() == 1);
+  CHECK(dvalues(w0[0]) == std::vector<double>{0});
+  CHECK(where(zeros({3}, kBool))[0].numel() == 0);
+
+  std::vector<Tensor> parts = split(arange(6), {1, 2, 3});
+  REQUIRE(parts.size() == 3);
+  CHECK(dvalues(parts[2]) == std::vector<double>{3, 4, 5});
+  CHECK(arange(6).reshape({2, 3}).split({2, 1}, 1)[1].sizes() == IntArrayRef({2, 1}));
+  CHECK(split(arange(6), 4).size() == 2);  // an integer is still a chunk size
+  CHECK_THROWS_WITH(split(arange(6), {1, 2}),
+                    Catch::Contains("split_with_sizes expects split_sizes to sum exactly to 6"));
+}

@@ -160,6 +160,9 @@ struct EMBER_API Node : std::enable_shared_from_this<Node> {
     std::function<Tensor(const Tensor&)> fn;
   };
   std::vector<PreHook> pre_hooks_;
+  /// Anomaly mode: the node whose backward recorded this one (a double backward's parent),
+  /// named after this node's own error as libtorch's "previous calculation".
+  std::weak_ptr<Node> anomaly_parent_;
 };
 
 /// A value kept in AutogradContext::saved_data: libtorch's IValue (ember/ivalue.h).
@@ -191,7 +194,7 @@ struct EMBER_API AutogradContext {
   variable_list to_save_;
   std::vector<SavedVariable> saved_;
   std::vector<const TensorImpl*> dirty_, non_differentiable_;
-  std::vector<bool> needs_input_grad_;
+  size_t num_args_ = 0;  // the forward's arguments, tensors or not: backward returns one gradient each
   std::weak_ptr<Node> node_;
   bool materialize_grads_ = true;
 };

@@ -18,6 +18,11 @@ EMBER_API void synchronize(int device = -1);
 /// defaults cuDNN convolutions to TF32; ember keeps float32 exact unless asked).
 EMBER_API void set_allow_tf32(bool allow);
 EMBER_API bool allow_tf32();
+/// Seeds the CUDA generator, as torch::cuda::manual_seed / manual_seed_all: ember keeps one
+/// counter-based generator for all GPUs (its streams do not depend on the device), so both
+/// seed that one.
+EMBER_API void manual_seed(uint64_t seed);
+EMBER_API void manual_seed_all(uint64_t seed);
 
 /// A CUDA stream on one device; the default stream has handle null.
 class EMBER_API Stream {

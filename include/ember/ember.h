@@ -6,6 +6,7 @@
 #include "ember/autograd.h"
 #include "ember/check.h"
 #include "ember/cpu.h"
+#include "ember/cpu_parallel.h"
 #include "ember/cpu_generator.h"
 #include "ember/cuda.h"
 #include "ember/data.h"

@@ -80,6 +80,8 @@ EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(voi
                            const TensorOptions& options = {});
 
 EMBER_API Tensor scalar_tensor(const Scalar& value, const TensorOptions& options = {});
+/// The number of elements (torch::numel).
+inline int64_t numel(const Tensor& t) { return t.numel(); }
 
 // ---- binary elementwise (broadcasting, torch type promotion)
 EMBER_API Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
@@ -227,6 +229,8 @@ EMBER_API Tensor floor(const Tensor& x);
 EMBER_API Tensor ceil(const Tensor& x);
 /// Half to even, as torch.round.
 EMBER_API Tensor round(const Tensor& x);
+/// x rounded to `decimals` places, half to even (libtorch's round.decimals; gradient zero).
+EMBER_API Tensor round(const Tensor& x, int64_t decimals);
 EMBER_API Tensor trunc(const Tensor& x);
 EMBER_API Tensor reciprocal(const Tensor& x);
 /// The error function, its complement and its inverse; log|gamma(x)|; digamma (psi).
@@ -260,6 +264,9 @@ EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 EMBER_API Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
 EMBER_API Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b);
+/// The indices of cond's non-zero elements, one int64 tensor per dim (libtorch's where(cond),
+/// nonzero(as_tuple=True)); a 0-dim cond counts as one element.
+EMBER_API std::vector<Tensor> where(const Tensor& cond);
 EMBER_API Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
 EMBER_API Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 EMBER_API Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
@@ -356,6 +363,7 @@ EMBER_API Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bia
 EMBER_API Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 EMBER_API Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 EMBER_API std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
+EMBER_API std::vector<Tensor> split(const Tensor& x, IntArrayRef split_sizes, int64_t dim = 0);
 EMBER_API std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
 EMBER_API std::vector<Tensor> unbind(const Tensor& x, int64_t dim = 0);
 /// tf.add_n: the sum of same-shaped tensors, on the current device.

@@ -11,7 +11,24 @@
 
 namespace ember {
 
-enum class ScalarType : int8_t { Bool, UInt8, Int8, Int16, Int32, Int64, Half, BFloat16, Float, Double };
+enum class ScalarType : int8_t {
+  Bool,
+  UInt8,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  Half,
+  BFloat16,
+  Float,
+  Double,
+  // libtorch's enumerator names for the same types (at::ScalarType::Long, ...)
+  Byte = UInt8,
+  Char = Int8,
+  Short = Int16,
+  Int = Int32,
+  Long = Int64
+};
 inline constexpr int kNumScalarTypes = 10;
 
 constexpr ScalarType kBool = ScalarType::Bool;
@@ -41,6 +58,11 @@ constexpr size_t element_size(ScalarType t) {
 }
 /// torch's dtype name: "float32", "int64", "bfloat16", "bool", ...
 EMBER_API const char* name(ScalarType t);
+/// libtorch's C++ name (c10::toString): "Float", "Long", "Byte", "Bool", ...
+constexpr const char* torch_name(ScalarType t) {
+  constexpr const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+  return static_cast<unsigned>(t) < 10 ? names[static_cast<int>(t)] : "Undefined";
+}
 /// torch.promote_types.
 EMBER_API ScalarType promote_types(ScalarType a, ScalarType b);
 

@@ -20,6 +20,7 @@
 #include "ember/memory_format.h"
 #include "ember/scalar.h"
 #include "ember/scalar_type.h"
+#include "ember/tensor_accessor.h"
 #include "ember/tensor_impl.h"
 #include "ember/tensor_options.h"
 
@@ -79,6 +80,7 @@ class EMBER_API Tensor {
     return size_t(i->numel_) * ember::element_size(i->dtype_);
   }
   size_t element_size() const { return ember::element_size(impl("element_size")->dtype_); }
+  size_t itemsize() const { return element_size(); }
   int64_t storage_offset() const { return impl("storage_offset")->storage_offset_; }
   ScalarType scalar_type() const { return impl("scalar_type")->dtype_; }
   ScalarType dtype() const { return impl("dtype")->dtype_; }
@@ -91,6 +93,20 @@ class EMBER_API Tensor {
   }
   bool is_cpu() const { return impl("is_cpu")->storage_->device_.is_cpu(); }
   bool is_cuda() const { return impl("is_cuda")->storage_->device_.is_cuda(); }
+  /// libtorch's layout and backend queries: every ember tensor is dense and strided, with
+  /// storage (false for the others, as libtorch answers for such a tensor).
+  bool has_storage() const { return defined(); }
+  bool is_sparse() const { return (void)impl("is_sparse"), false; }
+  bool is_sparse_csr() const { return (void)impl("is_sparse_csr"), false; }
+  bool is_mkldnn() const { return (void)impl("is_mkldnn"), false; }
+  bool is_quantized() const { return (void)impl("is_quantized"), false; }
+  bool is_meta() const { return (void)impl("is_meta"), false; }
+  bool is_mps() const { return (void)impl("is_mps"), false; }
+  bool is_hip() const { return (void)impl("is_hip"), false; }
+  bool is_xla() const { return (void)impl("is_xla"), false; }
+  bool is_vulkan() const { return (void)impl("is_vulkan"), false; }
+  /// libtorch's type name of the tensor: "CPUFloatType", "CUDALongType".
+  std::string toString() const;
   bool is_floating_point() const { return ember::is_floating_point(impl("is_floating_point")->dtype_); }
   TensorOptions options() const { return TensorOptions(impl("options")->dtype_).device(device()); }
   bool is_contiguous() const { return impl("is_contiguous")->is_contiguous_; }
@@ -109,6 +125,41 @@ class EMBER_API Tensor {
   T* data() const {
     return data_ptr<T>();
   }
+  /// libtorch's accessor<T, N>(): `a[i][j]` over this tensor's data through its own sizes
+  /// and strides (InvalidArgument for another dtype or dim count). It does not own the data,
+  /// so a temporary's is refused at compile time, as libtorch's.
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    static_assert(N > 0, "accessor is used for indexing tensor, for scalars use *data_ptr<T>()");
+    check_accessor(N, false);
+    return TensorAccessor<T, N>(data_ptr<T>(), impl_->sizes_.ref().data(), impl_->strides_.ref().data());
+  }
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
+  /// An accessor holding copies of the sizes and strides as index_t, to pass to a kernel.
+  template <class T, size_t N, template <class U> class PtrTraits = DefaultPtrTraits, class index_t = int64_t>
+  GenericPackedTensorAccessor<T, N, PtrTraits, index_t> generic_packed_accessor() const& {
+    static_assert(N > 0, "accessor is used for indexing tensor, for scalars use *data_ptr<T>()");
+    check_accessor(N, sizeof(index_t) < sizeof(int64_t));
+    return GenericPackedTensorAccessor<T, N, PtrTraits, index_t>(
+        static_cast<typename PtrTraits<T>::PtrType>(data_ptr<T>()), impl_->sizes_.ref().data(),
+        impl_->strides_.ref().data());
+  }
+  template <class T, size_t N, template <class U> class PtrTraits = DefaultPtrTraits, class index_t = int64_t>
+  GenericPackedTensorAccessor<T, N, PtrTraits, index_t> generic_packed_accessor() && = delete;
+  /// 32-bit indices: InvalidArgument when an element or offset would not fit.
+  template <class T, size_t N, template <class U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() const& {
+    return generic_packed_accessor<T, N, PtrTraits, int32_t>();
+  }
+  template <class T, size_t N, template <class U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() && = delete;
+  template <class T, size_t N, template <class U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() const& {
+    return generic_packed_accessor<T, N, PtrTraits, int64_t>();
+  }
+  template <class T, size_t N, template <class U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() && = delete;
   /// The single element, converted to T as libtorch does; synchronizes a device tensor.
   template <class T>
   T item() const;
@@ -210,6 +261,8 @@ class EMBER_API Tensor {
   Tensor masked_select(const Tensor& mask) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  /// libtorch's split by a list of sizes (split_with_sizes).
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> unbind(int64_t dim = 0) const;
 
@@ -309,6 +362,9 @@ class EMBER_API Tensor {
   Tensor floor() const;
   Tensor ceil() const;
   Tensor round() const;
+  /// Rounded to `decimals` places (negative: to tens, hundreds, ...), half to even, as libtorch.
+  Tensor round(int64_t decimals) const;
+  Tensor& round_(int64_t decimals) const;
   Tensor trunc() const;
   Tensor reciprocal() const;
   Tensor erf() const;
@@ -729,6 +785,8 @@ class EMBER_API Tensor {
     return impl_.get();
   }
   [[noreturn]] static void throw_undefined(const char* accessor);
+  /// accessor()'s checks: `dims` dims, and with `index32` every size, stride and offset within int32.
+  void check_accessor(size_t dims, bool index32) const;
 
   IntrusivePtr<TensorImpl> impl_;
 };

@@ -118,6 +118,10 @@ struct EMBER_API TensorImpl {
   /// Made by a view op (ViewKind bits): Tensor::is_view(), and libtorch's refusal to write
   /// with autograd into a view taken inside InferenceMode (Note [Inference tensors]).
   uint8_t view_kind_ = 0;
+  /// A view that requires grad without history (kInferenceModeViewOfGrad,
+  /// kNoGradModeViewOfGrad): its storage's version when it was made. Autograd refuses it
+  /// once its base (or another view) has been written since, as libtorch's.
+  uint32_t view_version_ = 0;
   /// Grad, grad_fn and hooks; null for a tensor that never touched autograd.
   autograd::AutogradMeta* autograd_meta_ = nullptr;
 };

@@ -91,4 +91,6 @@ inline TensorOptions requires_grad(bool requires_grad = true) {
 namespace ember {
 /// libtorch's printing of a layout: "Strided".
 EMBER_API std::ostream& operator<<(std::ostream& stream, Layout layout);
+/// libtorch's printing: "TensorOptions(dtype=float (default), device=cpu (default), ...)".
+EMBER_API std::ostream& operator<<(std::ostream& stream, const TensorOptions& options);
 }  // namespace ember

@@ -86,7 +86,7 @@ void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const variab
                        const std::vector<int>& arg_index, variable_list& outputs, size_t num_args) {
   AutogradContext& ctx = node->ctx_;
   ctx.node_ = node;
-  ctx.needs_input_grad_.assign(num_args, false);
+  ctx.num_args_ = num_args;
   auto contains = [](const std::vector<const TensorImpl*>& v, const Tensor& t) {
     return std::find(v.begin(), v.end(), t.unsafe_impl()) != v.end();
   };
@@ -95,7 +95,6 @@ void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const variab
     if (requires_grad(t)) {
       node->next_edges_.push_back(gradient_edge(t));
       node->input_meta_.push_back(input_meta(t));
-      ctx.needs_input_grad_[size_t(arg_index[i])] = true;
     } else {
       node->next_edges_.emplace_back();
       node->input_meta_.emplace_back();
@@ -140,7 +139,7 @@ void setup_custom_node(const std::shared_ptr<CustomNodeBase>& node, const variab
 variable_list pick_edge_grads(const CustomNodeBase& node, variable_list&& per_arg) {
   // libtorch's CppNode checks: one gradient per forward argument (trailing undefined extras
   // are dropped), and none for an argument that was not a tensor.
-  const size_t num_args = node.ctx_.needs_input_grad_.size();
+  const size_t num_args = node.ctx_.num_args_;
   size_t count = per_arg.size();
   while (count > num_args && !per_arg[count - 1].defined()) --count;
   EMBER_CHECK_ARG(count == num_args, "function {} returned an incorrect number of gradients (expected {}, got {})",

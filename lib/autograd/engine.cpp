@@ -48,10 +48,17 @@ std::mutex g_anomaly_mutex;
 int g_anomaly_guards = 0;
 
 // Anomaly mode's node call: a NaN in a gradient it gives is an error, and an error is named
-// in a warning first, as libtorch's (ember keeps no forward traceback).
+// in a warning first, then each node whose backward recorded it (a double backward's), as
+// libtorch's (ember keeps no forward traceback).
 variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
+  struct Evaluating {
+    Node* previous;
+    explicit Evaluating(Node& n) : previous(detail::set_anomaly_node(&n)) {}
+    ~Evaluating() { detail::set_anomaly_node(previous); }
+  };
   variable_list out;
   try {
+    Evaluating evaluating(node);
     out = node.apply(std::move(in));
     if (AnomalyMode::should_check_nan())
       for (size_t i = 0; i < out.size(); ++i)
@@ -60,6 +67,10 @@ variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
   } catch (...) {
     EMBER_WARN("Error detected in ", node.name(), ". Traceback of forward call that caused the error:\n",
                "(ember records no forward traceback)");
+    for (auto parent = node.anomaly_parent_.lock(); parent; parent = parent->anomaly_parent_.lock())
+      EMBER_WARN("\n\nPrevious calculation was induced by ", parent->name(),
+                 ". Traceback of forward call that induced the previous calculation:\n",
+                 "(ember records no forward traceback)");
     throw;
   }
   return out;

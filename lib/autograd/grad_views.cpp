@@ -29,6 +29,7 @@ void mark_view(const Tensor& base, const Tensor& y) {
   // record's set_history took away the no-grad-view bit the forward's NoGradGuard gave y; a
   // view of a view taken with grad mode off is one too, as libtorch's creation meta.
   y.unsafe_impl()->view_kind_ |= uint8_t(base.unsafe_impl()->view_kind_ & kNoGradModeViewOfGrad);
+  y.unsafe_impl()->view_version_ = y.storage()->version_.load(std::memory_order_relaxed);
   const AutogradMeta* b = meta(base);  // null for a view with no history (kHistorylessGradView)
   AutogradMeta& m = get_or_create_meta(y);
   m.is_view_ = true;

@@ -24,7 +24,23 @@ namespace autograd {
 
 void destroy_autograd_meta(AutogradMeta* meta) noexcept { delete meta; }
 
-Node::Node() : sequence_nr_(t_sequence_nr++) {}
+namespace {
+// Anomaly mode's node under evaluation on this thread (null otherwise): nodes recorded by
+// its backward (create_graph) name it as their parent.
+thread_local Node* t_anomaly_node = nullptr;
+}  // namespace
+
+namespace detail {
+Node* set_anomaly_node(Node* node) {
+  Node* previous = t_anomaly_node;
+  t_anomaly_node = node;
+  return previous;
+}
+}  // namespace detail
+
+Node::Node() : sequence_nr_(t_sequence_nr++) {
+  if (__builtin_expect(t_anomaly_node != nullptr, 0)) anomaly_parent_ = t_anomaly_node->weak_from_this();
+}
 Node::~Node() = default;
 
 void* Node::current_stream_of(Device device) { return ember::detail::current_stream_of(device); }
@@ -140,14 +156,20 @@ void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn) {
 
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta(t);
-  if (!m) return Edge();  // a view with no history that requires grad (kHistorylessGradView)
+  if (!m) {  // a view with no history that requires grad (kHistorylessGradView)
+    ember::detail::check_view_not_rebased(*t.unsafe_impl());
+    return Edge();
+  }
   if (__builtin_expect(m->is_view_, 0) && m->base_.defined() &&
       t.storage()->version_.load(std::memory_order_relaxed) != m->view_version_)
     refresh_view_history(t, *m);
   if (m->grad_fn_) return Edge(m->grad_fn_, m->output_nr_);
   // A view taken with grad mode off (or in InferenceMode) requires grad but accumulates
   // nowhere, as libtorch's.
-  if (t.unsafe_impl()->view_kind_ & kHistorylessGradView) return Edge();
+  if (t.unsafe_impl()->view_kind_ & kHistorylessGradView) {
+    ember::detail::check_view_not_rebased(*t.unsafe_impl());
+    return Edge();
+  }
   return Edge(grad_accumulator(t), 0);
 }
 

@@ -79,6 +79,9 @@ bool region_within(IntArrayRef sizes, IntArrayRef strides, int64_t offset, int64
 /// sizes, strides and offset (Note [Differentiable view regions]).
 Tensor region_positions(IntArrayRef base_sizes, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                         Device device);
+/// Anomaly mode: makes `node` the one under evaluation on this thread (null: none), whose
+/// backward's new nodes take it as their anomaly_parent_; returns the previous one.
+Node* set_anomaly_node(Node* node);
 /// out= variants: libtorch refuses them when an argument requires grad.
 [[noreturn]] void throw_out_requires_grad(const char* op);
 

@@ -4,6 +4,7 @@
 #include "core/check.h"
 #include "ember/check.h"
 #include "ember/ops.h"
+#include "tensor/inference.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -78,7 +79,9 @@ Tensor& Tensor::mutable_grad() const {
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   AutogradMeta* m = defined() ? meta(*this) : nullptr;
-  return m ? m->grad_fn_ : nullptr;
+  if (m && m->grad_fn_) return m->grad_fn_;
+  if (defined()) ember::detail::check_view_not_rebased(*unsafe_impl());  // libtorch's grad_fn() refuses those too
+  return nullptr;
 }
 
 int64_t Tensor::output_nr() const {

@@ -9,6 +9,7 @@
 
 #include "core/check.h"
 #include "ember/cpu_generator.h"
+#include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/tensor.h"
 
@@ -195,6 +196,15 @@ const Generator& getDefaultAcceleratorGenerator(DeviceType type) {
 Generator createCPUGenerator(uint64_t seed_val) { return make_generator<CPUGeneratorImpl>(seed_val); }
 
 }  // namespace detail
+
+namespace cuda {
+void manual_seed(uint64_t seed) {
+  const Generator& g = detail::getDefaultAcceleratorGenerator(kCUDA);
+  std::lock_guard<std::mutex> lock(g.mutex());
+  g.set_current_seed(seed);
+}
+void manual_seed_all(uint64_t seed) { manual_seed(seed); }
+}  // namespace cuda
 
 void manual_seed(uint64_t seed) {
   for (const Generator* g :

@@ -59,4 +59,16 @@ std::ostream& operator<<(std::ostream& stream, const Scalar& scalar) {
 
 std::ostream& operator<<(std::ostream& stream, Layout layout) { return stream << layout_name(layout); }
 
+std::ostream& operator<<(std::ostream& stream, const TensorOptions& options) {
+  // libtorch names a dtype by its TypeMeta, the C++ type's name.
+  static constexpr const char* cpp_names[] = {"bool",      "unsigned char", "signed char",    "short int", "int",
+                                              "long int",  "c10::Half",     "c10::BFloat16", "float",     "double"};
+  auto defaulted = [](bool given) { return given ? "" : " (default)"; };
+  stream << "TensorOptions(dtype=" << cpp_names[static_cast<int>(options.dtype())] << defaulted(options.has_dtype())
+         << ", device=" << options.device() << defaulted(options.has_device()) << ", layout=" << options.layout()
+         << " (default), requires_grad=" << (options.requires_grad() ? "true" : "false (default)")
+         << ", pinned_memory=false (default), memory_format=(nullopt))";
+  return stream;
+}
+
 }  // namespace ember

@@ -339,6 +339,12 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   return self.index_copy(dim, index, source);
 }
 
+std::vector<Tensor> where(const Tensor& cond) {
+  check_defined(cond, "where()", "condition");
+  // libtorch's nonzero_numpy: a 0-dim condition is one element.
+  return (cond.dim() == 0 ? cond.unsqueeze(0) : cond).nonzero().unbind(1);
+}
+
 Tensor nonzero(const Tensor& self) {
   check_defined(self, "nonzero()", "self");
   Tensor mask = self.dtype() == kBool ? self : self.ne(0);

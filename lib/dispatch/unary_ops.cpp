@@ -1,4 +1,5 @@
 // Public unary elementwise ops (and clamp, where, lerp, addcmul, addcdiv) over run_unary / run_ternary.
+#include <cmath>
 #include <limits>
 
 #include "autograd/grad_ops.h"
@@ -243,6 +244,21 @@ EMBER_UNARY_INPLACE(ceil_, Op::Ceil, ComputeType::Promoted)
 EMBER_UNARY_INPLACE(round_, Op::Round, ComputeType::Promoted)
 EMBER_UNARY_INPLACE(trunc_, Op::Trunc, ComputeType::Promoted)
 #undef EMBER_UNARY_INPLACE
+
+Tensor round(const Tensor& x, int64_t decimals) {
+  EMBER_CHECK_ARG(x.defined(), "round: undefined tensor");
+  if (decimals == 0) return round(x);
+  // libtorch's CPU kernel takes float, double and bfloat16.
+  EMBER_CHECK_TYPED(is_floating_point(x.dtype()) && !(x.dtype() == kHalf && x.is_cpu()), NotImplemented,
+                    "\"round_cpu\" not implemented for '{}'", detail::torch_name(x.dtype()));
+  // libtorch's kernel: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d, with the
+  // power held in x's dtype and each step rounded to it (so the gradient is zero, as round's).
+  const bool negative = decimals < 0;
+  const double power = scalar_tensor(std::pow(10.0, double(negative ? -decimals : decimals)), x.dtype()).item<double>();
+  Tensor y = negative ? round(x / power) * power : round(x * power) / power;
+  autograd::name_grad_fn(y, "RoundBackward1");
+  return y;
+}
 
 // i0 and torch::special's i0e, i1 and i1e take libtorch's CPU dtypes (the I0 pair also bfloat16),
 // refused with its kernels' names; integers compute in the default dtype.

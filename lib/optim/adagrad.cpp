@@ -4,8 +4,10 @@
 
 #include "core/check.h"
 #include "ember/autograd.h"
+#include "ember/check.h"
 #include "ember/ops.h"
 #include "optim/fused_step.h"
+#include "optim/state_form.h"
 
 namespace ember::optim {
 
@@ -90,6 +92,13 @@ void Adagrad::check_options(const OptimizerOptions& options) const {
 
 std::unique_ptr<OptimizerParamState> Adagrad::make_state() const {
   return std::make_unique<AdagradParamState>();
+}
+
+std::map<std::string, Tensor> Adagrad::legacy_state_tensors(serialize::InputArchive& archive) const {
+  EMBER_WARN(
+      "Your serialized Adagrad optimizer is still using the old serialization format. You should re-save your "
+      "Adagrad optimizer to use the new serialization format.");
+  return detail::legacy_lists_state(param_groups_, archive, {{"sum_buffers", "sum"}, {"step_buffers", "step"}});
 }
 
 Tensor Adagrad::step(LossClosure closure) {

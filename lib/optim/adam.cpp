@@ -6,8 +6,10 @@
 
 #include "core/check.h"
 #include "ember/autograd.h"
+#include "ember/check.h"
 #include "ember/ops.h"
 #include "optim/fused_step.h"
+#include "optim/state_form.h"
 
 namespace ember::optim {
 
@@ -140,6 +142,16 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions defaults)
     : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
 void Adam::check_options(const OptimizerOptions& options) const { adam_check<AdamOptions>(options, "Adam"); }
 std::unique_ptr<OptimizerParamState> Adam::make_state() const { return std::make_unique<AdamParamState>(); }
+
+std::map<std::string, Tensor> Adam::legacy_state_tensors(serialize::InputArchive& archive) const {
+  EMBER_WARN(
+      "Your serialized Adam optimizer is still using the old serialization format. You should re-save your "
+      "Adam optimizer to use the new serialization format.");
+  return detail::legacy_lists_state(param_groups_, archive, {{"step_buffers", "step"},
+                                     {"exp_average_buffers", "exp_avg"},
+                                     {"exp_average_sq_buffers", "exp_avg_sq"},
+                                     {"max_exp_average_sq_buffers", "max_exp_avg_sq"}});
+}
 Tensor Adam::step(LossClosure closure) {
   return adam_step<AdamOptions>(param_groups_, state_, closure, false, "Adam");
 }
@@ -152,6 +164,16 @@ AdamW::AdamW(std::vector<Tensor> params, AdamWOptions defaults)
     : AdamW(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
 void AdamW::check_options(const OptimizerOptions& options) const { adam_check<AdamWOptions>(options, "AdamW"); }
 std::unique_ptr<OptimizerParamState> AdamW::make_state() const { return std::make_unique<AdamParamState>(); }
+
+std::map<std::string, Tensor> AdamW::legacy_state_tensors(serialize::InputArchive& archive) const {
+  EMBER_WARN(
+      "Your serialized AdamW optimizer is still using the old serialization format. You should re-save your "
+      "AdamW optimizer to use the new serialization format.");
+  return detail::legacy_lists_state(param_groups_, archive, {{"step_buffers", "step"},
+                                     {"exp_average_buffers", "exp_avg"},
+                                     {"exp_average_sq_buffers", "exp_avg_sq"},
+                                     {"max_exp_average_sq_buffers", "max_exp_avg_sq"}});
+}
 Tensor AdamW::step(LossClosure closure) {
   return adam_step<AdamWOptions>(param_groups_, state_, closure, true, "AdamW");
 }

@@ -13,8 +13,11 @@
 
 #include "core/check.h"
 #include "ember/autograd.h"
+#include "ember/check.h"
 #include "ember/ops.h"
+#include "ember/optim/serialize.h"
 #include "optim/fused_step.h"
+#include "optim/state_form.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember::optim {
@@ -317,6 +320,38 @@ void LBFGS::check_options(const OptimizerOptions& options) const {
 }
 
 std::unique_ptr<OptimizerParamState> LBFGS::make_state() const { return std::make_unique<LBFGSParamState>(); }
+
+std::map<std::string, Tensor> LBFGS::legacy_state_tensors(serialize::InputArchive& archive) const {
+  EMBER_WARN(
+      "Your serialized LBFGS optimizer is still using the old serialization format. The func_evals and n_iter "
+      "value in state will be set to 0, ro will be set to an empty deque and al will be set to c10::nullopt "
+      "because the old LBFGS optimizer didn't save these values.You should re-save your LBFGS optimizer to use "
+      "the new serialization format.");
+  // LBFGS's state is global; as in libtorch it is kept as the first parameter's.
+  std::map<std::string, Tensor> out = detail::group_entries(param_groups_);
+  const std::string sp = "state.0.0.";
+  for (const char* field : {"d", "t", "H_diag", "prev_flat_grad", "prev_loss"}) {
+    Tensor value;
+    archive.read(field, value, /*is_buffer=*/true);
+    if (value.defined()) out[sp + field] = value;  // an optimizer that never stepped saved none
+  }
+  std::deque<Tensor> dirs, stps;
+  serialize(archive, "old_dirs", dirs);
+  serialize(archive, "old_stps", stps);
+  for (size_t k = 0; k < dirs.size(); ++k) out[sp + "old_dirs." + std::to_string(k)] = dirs[k];
+  for (size_t k = 0; k < stps.size(); ++k) out[sp + "old_stps." + std::to_string(k)] = stps[k];
+  // libtorch leaves ro empty (its next step then reads past it); each entry is 1 / (y . s) of
+  // the history pair it belongs to, so it is recomputed and the run resumes as it was.
+  if (dirs.size() == stps.size()) {
+    NoGradGuard no_grad;
+    for (size_t k = 0; k < dirs.size(); ++k) {
+      const Tensor &y = dirs[k], &s = stps[k];
+      if (!y.defined() || !s.defined() || y.dim() != 1 || y.sizes() != s.sizes() || y.dtype() != s.dtype()) continue;
+      out[sp + "ro." + std::to_string(k)] = y.dot(s).reciprocal();
+    }
+  }
+  return out;
+}
 
 void LBFGS::check_state_tensor(const std::string& key, const std::string& field, const Tensor& value,
                                const Tensor& param) const {

@@ -7,6 +7,7 @@
 #include "ember/autograd.h"
 #include "ember/check.h"
 #include "ember/ops.h"
+#include "optim/state_form.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember::optim {
@@ -151,13 +152,10 @@ OptimizerParamState* Optimizer::find_state(const Tensor& p) const {
 }
 
 std::map<std::string, Tensor> Optimizer::state_tensors() const {
-  std::map<std::string, Tensor> out;
+  std::map<std::string, Tensor> out = detail::group_entries(param_groups_);
   NoGradGuard no_grad;
   for (size_t g = 0; g < param_groups_.size(); ++g) {
     const auto& group = param_groups_[g];
-    const std::string gp = "param_groups." + std::to_string(g) + ".";
-    out[gp + "size"] = scalar_tensor(int64_t(group.params().size()), kInt64);
-    for (const auto& [name, value] : group.options().values()) out[gp + name] = scalar_tensor(value, kDouble);
     for (size_t i = 0; i < group.params().size(); ++i) {
       const OptimizerParamState* st = find_state(group.params()[i]);
       if (!st) continue;
@@ -190,12 +188,12 @@ void Optimizer::check_state_tensor(const std::string& key, const std::string& fi
   const char* op = "load_state_tensors";
   if (field == "step") {
     EMBER_CHECK_ARG(value.numel() == 1, "{}: '{}' must hold one number, got shape {}", op, key,
-                    detail::shape_str(value.sizes()));
+                    ember::detail::shape_str(value.sizes()));
     return;
   }
   EMBER_CHECK_ARG(value.sizes() == param.sizes() && value.dtype() == param.dtype(),
                   "{}: '{}' has shape {} and dtype {}, but its parameter has shape {} and dtype {}", op, key,
-                  detail::shape_str(value.sizes()), name(value.dtype()), detail::shape_str(param.sizes()),
+                  ember::detail::shape_str(value.sizes()), name(value.dtype()), ember::detail::shape_str(param.sizes()),
                   name(param.dtype()));
 }
 

@@ -4,8 +4,10 @@
 
 #include "core/check.h"
 #include "ember/autograd.h"
+#include "ember/check.h"
 #include "ember/ops.h"
 #include "optim/fused_step.h"
+#include "optim/state_form.h"
 
 namespace ember::optim {
 
@@ -89,6 +91,17 @@ void RMSprop::check_options(const OptimizerOptions& options) const {
 
 std::unique_ptr<OptimizerParamState> RMSprop::make_state() const {
   return std::make_unique<RMSpropParamState>();
+}
+
+std::map<std::string, Tensor> RMSprop::legacy_state_tensors(serialize::InputArchive& archive) const {
+  EMBER_WARN(
+      "Your serialized RMSprop optimizer is still using the old serialization format. The step value in state "
+      "will be set to 0 because the old RMSprop optimizer didn't track the step value.You should re-save your "
+      "RMSprop optimizer to use the new serialization format.");
+  return detail::legacy_lists_state(param_groups_, archive,
+                                    {{"square_average_buffers", "square_avg"},
+                                     {"momentum_buffers", "momentum_buffer"},
+                                     {"grad_average_buffers", "grad_avg"}});
 }
 
 Tensor RMSprop::step(LossClosure closure) {

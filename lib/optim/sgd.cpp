@@ -3,8 +3,10 @@
 
 #include "core/check.h"
 #include "ember/autograd.h"
+#include "ember/check.h"
 #include "ember/ops.h"
 #include "optim/fused_step.h"
+#include "optim/state_form.h"
 
 namespace ember::optim {
 
@@ -61,6 +63,13 @@ void SGD::check_options(const OptimizerOptions& options) const {
 }
 
 std::unique_ptr<OptimizerParamState> SGD::make_state() const { return std::make_unique<SGDParamState>(); }
+
+std::map<std::string, Tensor> SGD::legacy_state_tensors(serialize::InputArchive& archive) const {
+  EMBER_WARN(
+      "Your serialized SGD optimizer is still using the old serialization format. You should re-save your SGD "
+      "optimizer to use the new serialization format.");
+  return detail::legacy_lists_state(param_groups_, archive, {{"momentum_buffers", "momentum_buffer"}});
+}
 
 Tensor SGD::step(LossClosure closure) {
   NoGradGuard no_grad;

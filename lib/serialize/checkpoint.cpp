@@ -150,7 +150,22 @@ void optim::Optimizer::save(serialize::OutputArchive& archive) const {
 }
 
 void optim::Optimizer::load(serialize::InputArchive& archive) {
-  load_state_tensors(archive.tensors());
+  std::map<std::string, Tensor> tensors = archive.tensors();
+  // Every archive this class writes names its groups; libtorch's pre-1.5 ones hold only
+  // buffer lists (an empty archive is neither, and load_state_tensors says what it lacks).
+  const bool names_groups =
+      std::any_of(tensors.begin(), tensors.end(), [](const auto& kv) { return kv.first.rfind("param_groups.", 0) == 0; });
+  if (!names_groups && !archive.keys().empty()) tensors = legacy_state_tensors(archive);
+  load_state_tensors(tensors);
+}
+
+std::map<std::string, Tensor> optim::Optimizer::legacy_state_tensors(serialize::InputArchive& archive) const {
+  std::string keys;
+  for (const std::string& k : archive.keys()) keys += (keys.empty() ? "" : ", ") + k;
+  EMBER_THROW(InvalidArgument,
+              "load: the archive names no parameter groups ('param_groups.0.size' is missing; keys: {}), and "
+              "this optimizer has no older format to read",
+              keys);
 }
 
 serialize::OutputArchive& nn::operator<<(serialize::OutputArchive& archive, const std::shared_ptr<Module>& module) {

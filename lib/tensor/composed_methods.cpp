@@ -197,6 +197,9 @@ std::vector<Tensor> Tensor::vsplit(int64_t sections) const { return ember::vspli
 std::vector<Tensor> Tensor::vsplit(IntArrayRef indices) const { return ember::vsplit(*this, indices); }
 std::vector<Tensor> Tensor::dsplit(int64_t sections) const { return ember::dsplit(*this, sections); }
 std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const { return ember::dsplit(*this, indices); }
+std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t dim) const {
+  return ember::split_with_sizes(*this, split_sizes, dim);
+}
 std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
   return ember::split_with_sizes(*this, split_sizes, dim);
 }

@@ -24,6 +24,9 @@ void set_inference_mode(bool enabled);
 [[noreturn]] void throw_inplace_on_inference_view();
 /// ... and into a view of a grad-requiring tensor taken with grad mode off.
 [[noreturn]] void throw_inplace_on_no_grad_view();
+/// For a view that requires grad without history (made inside InferenceMode or with grad
+/// mode off): libtorch's error once its storage was written after it was made.
+void check_view_not_rebased(const TensorImpl& impl);
 void check_writable_slow(const TensorImpl& impl);
 
 /// Before an in-place or out= write into t: an inference tensor only inside InferenceMode,

@@ -98,6 +98,8 @@ EMBER_INPLACE_METHOD(true_divide, (const Tensor& o), ember::div(x, o))
 EMBER_INPLACE_METHOD(true_divide, (const Scalar& o), ember::div(x, o))
 EMBER_INPLACE_METHOD(divide, (const Tensor& o), ember::div(x, o))
 EMBER_INPLACE_METHOD(divide, (const Scalar& o), ember::div(x, o))
+EMBER_INPLACE_METHOD(round, (int64_t decimals), ember::round(x, decimals))
+Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decimals); }
 EMBER_INPLACE_METHOD(divide, (const Tensor& o, std::optional<std::string_view> m), ember::div(x, o, m))
 EMBER_INPLACE_METHOD(multiply, (const Tensor& o), ember::mul(x, o))
 EMBER_INPLACE_METHOD(multiply, (const Scalar& o), ember::mul(x, o))

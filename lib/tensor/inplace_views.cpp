@@ -14,14 +14,16 @@ namespace {
 // renamed as libtorch's in-place node (TBackward1, ...), so gradients are mapped back through
 // it. The version bump tells tensors saved earlier that self changed, as libtorch's does.
 Tensor& take_geometry(const Tensor& self, const Tensor& view, const char* node_name) {
+  // Read before the bump, which would make a history-less view (grad mode off) look written since.
+  autograd::name_grad_fn(view, node_name);
+  std::shared_ptr<autograd::Node> fn = view.grad_fn();
   TensorImpl* impl = self.unsafe_impl();
   impl->sizes_ = SizesVector(view.sizes());
   impl->strides_ = SizesVector(view.strides());
   impl->storage_offset_ = view.storage_offset();
   impl->refresh();
   detail::bump_version(self);
-  autograd::name_grad_fn(view, node_name);
-  if (std::shared_ptr<autograd::Node> fn = view.grad_fn()) autograd::detail::set_history(self, fn, 0);
+  if (fn) autograd::detail::set_history(self, fn, 0);
   return const_cast<Tensor&>(self);
 }
 

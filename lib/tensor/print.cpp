@@ -222,6 +222,12 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
 
 }  // namespace ember
 
+namespace ember {
+std::string Tensor::toString() const {
+  return backend_word(impl("toString")->storage_->device_) + type_word(dtype()) + "Type";
+}
+}  // namespace ember
+
 namespace ember::detail {
 std::string tensor_to_string(const Tensor& t) {
   std::ostringstream os;

@@ -107,6 +107,8 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
       // NoGradGuard too; its mark_view takes the bit back.
       impl->view_kind_ |= kNoGradModeViewOfGrad;
     }
+    if (impl->view_kind_ & (kInferenceModeViewOfGrad | kNoGradModeViewOfGrad))
+      impl->view_version_ = b->storage_->version_.load(std::memory_order_relaxed);
   }
   return Tensor(IntrusivePtr<TensorImpl>::adopt(impl));
 }

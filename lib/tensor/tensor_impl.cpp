@@ -75,23 +75,26 @@ void throw_inplace_on_inference() {
       "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
       "details.");
 }
-void throw_inplace_on_inference_view() {
-  EMBER_THROW(
-      InvalidArgument,
-      "A view was created in inference mode and is being modified inplace in normal mode. Given that "
-      "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
-      "both the view and the inplace either both inside the inference_mode block (if you don't want the "
-      "inplace to be tracked) or both outside (if you want the inplace to be tracked).");
-}
-void throw_inplace_on_no_grad_view() {
+namespace {
+// libtorch's handle_view_on_rebase text for a view made inside InferenceMode or with grad
+// mode off, written in place itself or through its base.
+[[noreturn]] void throw_view_rebase(bool inference_view, bool through_base) {
   EMBER_THROW(InvalidArgument,
-              "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-              "Given that this "
-              "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
-              "both the view "
-              "and the inplace either both inside the no_grad block (if you don't want the inplace to be "
-              "tracked) or both "
-              "outside (if you want the inplace to be tracked).");
+              "A view was created in {} and {} modified inplace {}. Given that this use case is ambiguous and "
+              "error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace "
+              "either both inside the {} block (if you don't want the inplace to be tracked) or both outside (if "
+              "you want the inplace to be tracked).",
+              inference_view ? "inference mode" : "no_grad mode",
+              through_base ? "its base or another view of its base has been" : "is being",
+              inference_view ? "in normal mode" : "with grad mode enabled", inference_view ? "inference_mode" : "no_grad");
+}
+}  // namespace
+void throw_inplace_on_inference_view() { throw_view_rebase(true, false); }
+void throw_inplace_on_no_grad_view() { throw_view_rebase(false, false); }
+void check_view_not_rebased(const TensorImpl& impl) {
+  if (impl.view_kind_ & (kInferenceModeViewOfGrad | kNoGradModeViewOfGrad) &&
+      impl.storage_->version_.load(std::memory_order_relaxed) != impl.view_version_)
+    throw_view_rebase(impl.view_kind_ & kInferenceModeViewOfGrad, true);
 }
 void check_writable_slow(const TensorImpl& impl) {
   if (t_inference_mode) return;

@@ -1,4 +1,7 @@
 // Tensor methods that forward to the free functions of ops.h, plus data_ptr<T> and item<T>.
+#include <cstdlib>
+#include <limits>
+
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
 #include "core/dtype_dispatch.h"
@@ -13,6 +16,21 @@ T* Tensor::data_ptr() const {
   EMBER_CHECK_ARG(dtype() == want, "data_ptr: expected scalar type {} but found {}", detail::torch_name(want),
                   detail::torch_name(dtype()));
   return reinterpret_cast<T*>(impl_->data());
+}
+
+void Tensor::check_accessor(size_t dims, bool index32) const {
+  EMBER_CHECK_ARG(defined(), "accessor() called on an undefined Tensor");
+  EMBER_CHECK_ARG(dim() == int64_t(dims), "TensorAccessor expected {} dims but tensor has {}", dims, dim());
+  if (!index32) return;
+  EMBER_CHECK_ARG(numel() <= int64_t(std::numeric_limits<int32_t>::max()),
+                  "numel needs to be smaller than int32_t max; otherwise, please use packed_accessor64");
+  // Beyond libtorch's check: a strided view of a bigger storage can reach past int32 too.
+  int64_t last = 0;
+  for (int64_t d = 0; d < dim(); ++d) last += (size(d) - 1) * std::abs(stride(d));
+  EMBER_CHECK_ARG(numel() == 0 || last <= int64_t(std::numeric_limits<int32_t>::max()),
+                  "packed_accessor32: the tensor's strides reach offset {}, past int32_t max; please use "
+                  "packed_accessor64",
+                  last);
 }
 
 Scalar Tensor::item() const {

@@ -5,6 +5,7 @@
 #include "autograd/grad_ops.h"
 #include "core/check.h"
 #include "ember/ops.h"
+#include "ember/shape_ops.h"
 #include "tensor/tensor_factory.h"
 
 namespace ember {
@@ -375,6 +376,9 @@ Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) { return x.transpo
 Tensor alias(const Tensor& x) { return x.alias(); }
 
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) { return x.split(split_size, dim); }
+std::vector<Tensor> split(const Tensor& x, IntArrayRef split_sizes, int64_t dim) {
+  return split_with_sizes(x, split_sizes, dim);
+}
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) { return x.chunk(chunks, dim); }
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim) { return x.unbind(dim); }
 

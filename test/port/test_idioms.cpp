@@ -1,6 +1,7 @@
 // A libtorch program, unchanged: the idioms of libtorch's own C++ API tests (their support
 // headers, printed modules, error texts, defaults) as a test program would use them. It
 // builds and passes against libtorch 1.13 as well as through ember::torch.
+#include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 #include <c10/util/tempfile.h>
 #include <torch/nn/cloneable.h>
@@ -9,6 +10,7 @@
 #include <torch/utils.h>
 
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -151,6 +153,105 @@ int main() {
   torch::data::samplers::SequentialSampler restored(10);
   torch::load(restored, file.name);
   expect(restored.index() == 3, "a sampler's position after torch::load");
+
+  // ATen's at::tensor keeps the C++ values' dtype in one dimension (torch::tensor(123) is a
+  // 0-dim Long); with options, values convert as C++ converts them.
+  expect(at::tensor(123).dtype() == at::kInt && at::tensor(123).dim() == 1 && at::tensor(123).numel() == 1,
+         "at::tensor(123)");
+  expect(at::tensor(123.456f).dtype() == at::kFloat && at::tensor(123.456).dtype() == at::kDouble,
+         "at::tensor of a float and a double");
+  expect(at::tensor({1.5, 2.25}).dtype() == at::kDouble && at::tensor(std::vector<int>{1, 2}).dtype() == at::kInt,
+         "at::tensor of lists");
+  torch::Tensor truncated = at::tensor({1.1, 2.7, -3.9}, at::dtype(at::kInt));
+  expect(truncated.dtype() == at::kInt && truncated[1].item<int>() == 2 && truncated[2].item<int>() == -3,
+         "at::tensor converting to Int");
+  expect((at::tensor(123, at::dtype(at::kFloat)) + 0.5).item<float>() == 123.5f, "at::tensor(123, kFloat)");
+  expect(torch::tensor(123).dtype() == torch::kLong && torch::tensor(123).dim() == 0, "torch::tensor(123)");
+
+  // A hand-written CPU loop, as extensions write them: AT_DISPATCH, accessors, parallel_for.
+  {
+    torch::Tensor in = torch::arange(12, torch::kDouble).reshape({3, 4}).t();  // strided
+    torch::Tensor out = torch::empty({4, 3}, in.options());
+    AT_DISPATCH_FLOATING_TYPES(in.scalar_type(), "square", [&] {
+      auto src = in.accessor<scalar_t, 2>();
+      auto dst = out.accessor<scalar_t, 2>();
+      at::parallel_for(0, src.size(0), 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+          for (int64_t j = 0; j < src.size(1); ++j) dst[i][j] = src[i][j] * src[i][j];
+      });
+    });
+    expect(torch::equal(out, in * in), "AT_DISPATCH + accessor + parallel_for");
+    expect(error_of([&] { AT_DISPATCH_FLOATING_TYPES(torch::kInt, "square", [&] {}); }) ==
+               "\"square\" not implemented for 'Int'",
+           "AT_DISPATCH's error");
+    int64_t sum = 0;
+    AT_DISPATCH_INDEX_TYPES(torch::kLong, "sum", [&] { sum = index_t(40) + 2; });
+    expect(sum == 42, "AT_DISPATCH_INDEX_TYPES");
+    const double total = at::parallel_reduce(
+        int64_t(0), int64_t(1000), int64_t(100), 0.0,
+        [](int64_t b, int64_t e, double ident) {
+          for (int64_t i = b; i < e; ++i) ident += double(i);
+          return ident;
+        },
+        std::plus<double>());
+    expect(total == 499500.0, "at::parallel_reduce");
+    expect(at::get_num_threads() >= 1 && torch::get_num_threads() == at::get_num_threads(), "thread counts");
+    expect(error_of([] { at::set_num_threads(0); }) == "Expected positive number of threads", "set_num_threads(0)");
+  }
+  // The other checks and dtype queries.
+  {
+    bool index_error = false;
+    try {
+      TORCH_CHECK_INDEX(false, "index ", 7, " is out of range");
+    } catch (const c10::IndexError& e) {
+      index_error = e.what_without_backtrace() == std::string("index 7 is out of range");
+    }
+    expect(index_error, "TORCH_CHECK_INDEX throws c10::IndexError");
+    expect(error_of([] { TORCH_CHECK_ARG(false, 2, "bad ", 7); }) == "invalid argument 2: bad 7", "TORCH_CHECK_ARG");
+    expect(error_of([] { TORCH_CHECK_VALUE(1 + 1 == 2, "fine"); }) == "<no error>", "TORCH_CHECK_VALUE");
+    TORCH_CHECK_EQ(2, 2) << "not shown";
+    TORCH_CHECK_LT(1, 2);
+    expect(std::string(c10::toString(torch::kLong)) == "Long" && c10::elementSize(torch::kHalf) == 2 &&
+               c10::isFloatingType(torch::kBFloat16) && !c10::isIntegralType(torch::kBool, false) &&
+               c10::isIntegralType(torch::kBool, true),
+           "c10's dtype queries");
+    expect(torch::ones({2}, torch::ScalarType::Long).dtype() == torch::kLong, "ScalarType::Long");
+    torch::Tensor x = torch::ones({2, 3});
+    expect(x.toString() == "CPUFloatType" && x.itemsize() == 4 && torch::numel(x) == 6 && x.has_storage() &&
+               !x.is_sparse() && !x.is_meta(),
+           "toString, itemsize, numel, has_storage, is_sparse");
+    std::ostringstream options;
+    options << torch::TensorOptions().dtype(torch::kLong).device(torch::kCPU);
+    expect(options.str() ==
+               "TensorOptions(dtype=long int, device=cpu, layout=Strided (default), requires_grad=false (default), "
+               "pinned_memory=false (default), memory_format=(nullopt))",
+           "printed TensorOptions: " + options.str());
+  }
+
+  // An SGD archive in libtorch's pre-1.5 form (buffer lists) loads, with libtorch's warning.
+  {
+    torch::manual_seed(0);
+    torch::nn::Linear model(3, 2);
+    const torch::Tensor w = model->weight.detach().clone(), b = model->bias.detach().clone();
+    torch::serialize::OutputArchive legacy;
+    torch::optim::serialize(legacy, "momentum_buffers",
+                            std::vector<torch::Tensor>{torch::full({2, 3}, 0.5), torch::full({2}, 0.25)});
+    c10::TempFile old_format = c10::make_tempfile();
+    legacy.save_to(old_format.name);
+    torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+    {
+      WarningCapture warnings;
+      torch::load(sgd, old_format.name);
+      expect(contains(warnings.str(), "Your serialized SGD optimizer is still using the old serialization format."),
+             "the old-format warning: " + warnings.str());
+    }
+    sgd.zero_grad();
+    model(torch::ones({4, 3})).sum().backward();  // gradients 4 everywhere
+    sgd.step();                                   // buffer = 0.9 * loaded + 4
+    expect(torch::allclose(model->weight, w - 0.1 * (0.9 * 0.5 + 4)) &&
+               torch::allclose(model->bias, b - 0.1 * (0.9 * 0.25 + 4)),
+           "SGD resumed from its pre-1.5 momentum buffers");
+  }
 
   if (failures == 0) std::cout << "ok\n";
   return failures == 0 ? 0 : 1;

@@ -47,6 +47,7 @@ class EMBER_API Adagrad : public Optimizer {
  protected:
   void check_options(const OptimizerOptions& options) const override;
   std::unique_ptr<OptimizerParamState> make_state() const override;
+  std::map<std::string, Tensor> legacy_state_tensors(serialize::InputArchive& archive) const override;
 };
 
 }  // namespace ember::optim

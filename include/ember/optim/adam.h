@@ -67,6 +67,7 @@ class EMBER_API Adam : public Optimizer {
  protected:
   void check_options(const OptimizerOptions& options) const override;
   std::unique_ptr<OptimizerParamState> make_state() const override;
+  std::map<std::string, Tensor> legacy_state_tensors(serialize::InputArchive& archive) const override;
 };
 
 class EMBER_API AdamW : public Optimizer {
@@ -78,6 +79,7 @@ class EMBER_API AdamW : public Optimizer {
  protected:
   void check_options(const OptimizerOptions& options) const override;
   std::unique_ptr<OptimizerParamState> make_state() const override;
+  std::map<std::string, Tensor> legacy_state_tensors(serialize::InputArchive& archive) const override;
 };
 
 }  // namespace ember::optim

@@ -72,6 +72,7 @@ class EMBER_API LBFGS : public Optimizer {
  protected:
   void check_options(const OptimizerOptions& options) const override;
   std::unique_ptr<OptimizerParamState> make_state() const override;
+  std::map<std::string, Tensor> legacy_state_tensors(serialize::InputArchive& archive) const override;
   void check_state_tensor(const std::string& key, const std::string& field, const Tensor& value,
                           const Tensor& param) const override;
   void check_loaded_state(const OptimizerParamState& state) const override;

@@ -185,6 +185,8 @@ class EMBER_API Optimizer {
   /// under their dotted names.
   virtual void save(serialize::OutputArchive& archive) const;
   /// load_state_tensors() of every tensor in the archive: all checked before anything changes.
+  /// An archive without "param_groups." entries is libtorch's pre-1.5 form, read (with
+  /// libtorch's warning) through legacy_state_tensors().
   virtual void load(serialize::InputArchive& archive);
 
  protected:
@@ -203,6 +205,11 @@ class EMBER_API Optimizer {
                                   const Tensor& param) const;
   /// Checks a state assembled from a checkpoint as a whole (LBFGS: no gaps in its history).
   virtual void check_loaded_state(const OptimizerParamState& state) const { (void)state; }
+  /// The state_tensors() form of an archive libtorch's optimizers wrote before 1.5: their
+  /// per-parameter buffer lists ("momentum_buffers/size", "momentum_buffers/0", ...), which
+  /// belong to the first group's parameters in order, with every group's current options.
+  /// InvalidArgument by default: a user's optimizer has no such format.
+  virtual std::map<std::string, Tensor> legacy_state_tensors(serialize::InputArchive& archive) const;
   /// Checks every group's options; derived constructors call it once they exist.
   void check_all_options() const;
   /// The state of `p`, or nullptr.

@@ -42,6 +42,7 @@ class EMBER_API SGD : public Optimizer {
  protected:
   void check_options(const OptimizerOptions& options) const override;
   std::unique_ptr<OptimizerParamState> make_state() const override;
+  std::map<std::string, Tensor> legacy_state_tensors(serialize::InputArchive& archive) const override;
 };
 
 }  // namespace ember::optim
