@@ -666,7 +666,14 @@ TEST_CASE("torch::load of an optimizer: libtorch's pre-1.5 archives load with it
     std::stringstream stream;
     legacy.save_to(stream);
     optim::Adam resumed(twin->parameters(), optim::AdamOptions(0.01).amsgrad(true));
-    load(resumed, stream);
+    Warnings warnings;
+    {
+      WarningUtils::WarningHandlerGuard guard(&warnings);
+      load(resumed, stream);
+    }
+    CHECK(warnings.seen ==
+          std::vector<std::string>{"Your serialized Adam optimizer is still using the old serialization format. You "
+                                   "should re-save your Adam optimizer to use the new serialization format."});
     CHECK(state_of(resumed) == state_of(adam));
     train(model, adam, 3, 5);
     train(twin, resumed, 3, 5);
@@ -744,6 +751,8 @@ TEST_CASE("torch::load of an optimizer: libtorch's pre-1.5 archives load with it
 
 TEST_CASE("torch::load of an optimizer: a bad pre-1.5 archive, or one for an optimizer without that form, changes nothing") {
   TempDir dir;
+  Warnings warnings;  // each refused load warns first, as libtorch's
+  WarningUtils::WarningHandlerGuard guard(&warnings);
   nn::Sequential model = make_mlp(45);
   optim::SGD sgd(model->parameters(), optim::SGDOptions(0.1).momentum(0.9));
   train(model, sgd, 0, 2);

@@ -110,25 +110,10 @@ class GenericPackedTensorAccessor : public GenericPackedTensorAccessorBase<T, N,
   using PtrType = typename PtrTraits<T>::PtrType;
   using GenericPackedTensorAccessorBase<T, N, PtrTraits, index_t>::GenericPackedTensorAccessorBase;
 
-  EMBER_HOST_DEVICE TensorAccessor<T, N - 1, PtrTraits, index_t> operator[](index_t i) {
-    return TensorAccessor<T, N - 1, PtrTraits, index_t>(this->data_ + this->strides_[0] * i, this->sizes_ + 1,
-                                                        this->strides_ + 1);
+  /// As TensorAccessor's: a sub-accessor over this one's sizes and strides, or an element.
+  EMBER_HOST_DEVICE decltype(auto) operator[](index_t i) const {
+    return TensorAccessor<T, N, PtrTraits, index_t>(this->data_, this->sizes_, this->strides_)[i];
   }
-  EMBER_HOST_DEVICE const TensorAccessor<T, N - 1, PtrTraits, index_t> operator[](index_t i) const {
-    return TensorAccessor<T, N - 1, PtrTraits, index_t>(this->data_ + this->strides_[0] * i, this->sizes_ + 1,
-                                                        this->strides_ + 1);
-  }
-};
-
-template <typename T, template <typename U> class PtrTraits, typename index_t>
-class GenericPackedTensorAccessor<T, 1, PtrTraits, index_t>
-    : public GenericPackedTensorAccessorBase<T, 1, PtrTraits, index_t> {
- public:
-  using PtrType = typename PtrTraits<T>::PtrType;
-  using GenericPackedTensorAccessorBase<T, 1, PtrTraits, index_t>::GenericPackedTensorAccessorBase;
-
-  EMBER_HOST_DEVICE T& operator[](index_t i) { return this->data_[this->strides_[0] * i]; }
-  EMBER_HOST_DEVICE const T& operator[](index_t i) const { return this->data_[this->strides_[0] * i]; }
 };
 
 template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>

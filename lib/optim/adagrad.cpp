@@ -95,9 +95,7 @@ std::unique_ptr<OptimizerParamState> Adagrad::make_state() const {
 }
 
 std::map<std::string, Tensor> Adagrad::legacy_state_tensors(serialize::InputArchive& archive) const {
-  EMBER_WARN(
-      "Your serialized Adagrad optimizer is still using the old serialization format. You should re-save your "
-      "Adagrad optimizer to use the new serialization format.");
+  detail::warn_legacy_format("Adagrad");
   return detail::legacy_lists_state(param_groups_, archive, {{"sum_buffers", "sum"}, {"step_buffers", "step"}});
 }
 

@@ -143,14 +143,21 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions defaults)
 void Adam::check_options(const OptimizerOptions& options) const { adam_check<AdamOptions>(options, "Adam"); }
 std::unique_ptr<OptimizerParamState> Adam::make_state() const { return std::make_unique<AdamParamState>(); }
 
-std::map<std::string, Tensor> Adam::legacy_state_tensors(serialize::InputArchive& archive) const {
-  EMBER_WARN(
-      "Your serialized Adam optimizer is still using the old serialization format. You should re-save your "
-      "Adam optimizer to use the new serialization format.");
-  return detail::legacy_lists_state(param_groups_, archive, {{"step_buffers", "step"},
+namespace {
+// libtorch's pre-1.5 Adam and AdamW archives: one list per state field.
+std::map<std::string, Tensor> adam_legacy_state(const char* optimizer, const std::vector<OptimizerParamGroup>& groups,
+                                                serialize::InputArchive& archive) {
+  detail::warn_legacy_format(optimizer);
+  return detail::legacy_lists_state(groups, archive,
+                                    {{"step_buffers", "step"},
                                      {"exp_average_buffers", "exp_avg"},
                                      {"exp_average_sq_buffers", "exp_avg_sq"},
                                      {"max_exp_average_sq_buffers", "max_exp_avg_sq"}});
+}
+}  // namespace
+
+std::map<std::string, Tensor> Adam::legacy_state_tensors(serialize::InputArchive& archive) const {
+  return adam_legacy_state("Adam", param_groups_, archive);
 }
 Tensor Adam::step(LossClosure closure) {
   return adam_step<AdamOptions>(param_groups_, state_, closure, false, "Adam");
@@ -166,13 +173,7 @@ void AdamW::check_options(const OptimizerOptions& options) const { adam_check<Ad
 std::unique_ptr<OptimizerParamState> AdamW::make_state() const { return std::make_unique<AdamParamState>(); }
 
 std::map<std::string, Tensor> AdamW::legacy_state_tensors(serialize::InputArchive& archive) const {
-  EMBER_WARN(
-      "Your serialized AdamW optimizer is still using the old serialization format. You should re-save your "
-      "AdamW optimizer to use the new serialization format.");
-  return detail::legacy_lists_state(param_groups_, archive, {{"step_buffers", "step"},
-                                     {"exp_average_buffers", "exp_avg"},
-                                     {"exp_average_sq_buffers", "exp_avg_sq"},
-                                     {"max_exp_average_sq_buffers", "max_exp_avg_sq"}});
+  return adam_legacy_state("AdamW", param_groups_, archive);
 }
 Tensor AdamW::step(LossClosure closure) {
   return adam_step<AdamWOptions>(param_groups_, state_, closure, true, "AdamW");

@@ -322,11 +322,10 @@ void LBFGS::check_options(const OptimizerOptions& options) const {
 std::unique_ptr<OptimizerParamState> LBFGS::make_state() const { return std::make_unique<LBFGSParamState>(); }
 
 std::map<std::string, Tensor> LBFGS::legacy_state_tensors(serialize::InputArchive& archive) const {
-  EMBER_WARN(
-      "Your serialized LBFGS optimizer is still using the old serialization format. The func_evals and n_iter "
-      "value in state will be set to 0, ro will be set to an empty deque and al will be set to c10::nullopt "
-      "because the old LBFGS optimizer didn't save these values.You should re-save your LBFGS optimizer to use "
-      "the new serialization format.");
+  detail::warn_legacy_format("LBFGS",
+                             "The func_evals and n_iter value in state will be set to 0, ro will be set to an "
+                             "empty deque and al will be set to c10::nullopt because the old LBFGS optimizer didn't "
+                             "save these values.");
   // LBFGS's state is global; as in libtorch it is kept as the first parameter's.
   std::map<std::string, Tensor> out = detail::group_entries(param_groups_);
   const std::string sp = "state.0.0.";

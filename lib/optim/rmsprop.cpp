@@ -94,10 +94,9 @@ std::unique_ptr<OptimizerParamState> RMSprop::make_state() const {
 }
 
 std::map<std::string, Tensor> RMSprop::legacy_state_tensors(serialize::InputArchive& archive) const {
-  EMBER_WARN(
-      "Your serialized RMSprop optimizer is still using the old serialization format. The step value in state "
-      "will be set to 0 because the old RMSprop optimizer didn't track the step value.You should re-save your "
-      "RMSprop optimizer to use the new serialization format.");
+  detail::warn_legacy_format(
+      "RMSprop",
+      "The step value in state will be set to 0 because the old RMSprop optimizer didn't track the step value.");
   return detail::legacy_lists_state(param_groups_, archive,
                                     {{"square_average_buffers", "square_avg"},
                                      {"momentum_buffers", "momentum_buffer"},

@@ -65,9 +65,7 @@ void SGD::check_options(const OptimizerOptions& options) const {
 std::unique_ptr<OptimizerParamState> SGD::make_state() const { return std::make_unique<SGDParamState>(); }
 
 std::map<std::string, Tensor> SGD::legacy_state_tensors(serialize::InputArchive& archive) const {
-  EMBER_WARN(
-      "Your serialized SGD optimizer is still using the old serialization format. You should re-save your SGD "
-      "optimizer to use the new serialization format.");
+  detail::warn_legacy_format("SGD");
   return detail::legacy_lists_state(param_groups_, archive, {{"momentum_buffers", "momentum_buffer"}});
 }
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/check.h"
+#include "ember/check.h"
 #include "ember/optim/serialize.h"
 
 namespace ember::optim {
@@ -17,6 +18,11 @@ std::map<std::string, Tensor> group_entries(const std::vector<OptimizerParamGrou
     for (const auto& [name, value] : groups[g].options().values()) out[gp + name] = scalar_tensor(value, kDouble);
   }
   return out;
+}
+
+void warn_legacy_format(const char* optimizer, const char* lost) {
+  EMBER_WARN("Your serialized ", optimizer, " optimizer is still using the old serialization format. ", lost,
+             "You should re-save your ", optimizer, " optimizer to use the new serialization format.");
 }
 
 std::map<std::string, Tensor> legacy_lists_state(const std::vector<OptimizerParamGroup>& groups,

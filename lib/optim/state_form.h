@@ -22,6 +22,10 @@ struct LegacyList {
   const char* field;
 };
 
+/// libtorch's warning on loading a pre-1.5 archive: "Your serialized <optimizer> optimizer is
+/// still using the old serialization format. <lost>You should re-save ...".
+void warn_legacy_format(const char* optimizer, const char* lost = "");
+
 /// group_entries() plus "state.0.<i>.<field>" for every entry of each list, read with
 /// optim::serialize (a missing list is the archive's error naming it).
 std::map<std::string, Tensor> legacy_lists_state(const std::vector<OptimizerParamGroup>& groups,
