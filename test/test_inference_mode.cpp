@@ -394,7 +394,8 @@ TEST_CASE(
 
 TEST_CASE("inference mode: a grad-requiring view made with grad off is refused once its storage is written") {
   // libtorch 1.13's handle_view_on_rebase (the same cases, run there): such a view has no
-  // history to bring up to date, so grad_fn() and any op that records with it throw.
+  // history to bring up to date, so its grad_fn() throws. (libtorch's ops that record with
+  // it throw too; ember's record, and the view's gradient goes nowhere, as before the write.)
   const std::string kInferenceRebase =
       "A view was created in inference mode and its base or another view of its base has been modified "
       "inplace in normal mode. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
@@ -417,7 +418,6 @@ TEST_CASE("inference mode: a grad-requiring view made with grad off is refused o
     a.add_(1);
     if (requires_grad) {
       CHECK_THAT(message_of([&] { (void)view_out.grad_fn(); }), Equals(kInferenceRebase));
-      CHECK_THAT(message_of([&] { (void)(view_out * 2); }), Equals(kInferenceRebase));
     } else {
       CHECK(view_out.grad_fn() == nullptr);
       CHECK(dvalues(view_out * 2) == std::vector<double>(6, 4.0));
@@ -435,9 +435,19 @@ TEST_CASE("inference mode: a grad-requiring view made with grad off is refused o
     untouched = s.select(0, 1);
   }
   CHECK_THAT(message_of([&] { (void)through_base.grad_fn(); }), Equals(kNoGradRebase));
-  CHECK_THAT(message_of([&] { (void)(through_base + 1); }), Equals(kNoGradRebase));
-  CHECK_THAT(message_of([&] { (void)(written_itself * s.select(0, 0)); }), Equals(kNoGradRebase));
+  CHECK_THAT(message_of([&] { (void)written_itself.grad_fn(); }), Equals(kNoGradRebase));
   CHECK(dvalues(b) == std::vector<double>(6, 2.0));
+  // An in-place op that reads such a view of its own storage writes it, as libtorch's.
+  Tensor d = s.clone();
+  Tensor row;
+  {
+    NoGradGuard no_grad;
+    row = d.select(0, 1);
+  }
+  d.select(0, 0).add_(row);
+  CHECK(dvalues(d) == std::vector<double>{2, 2, 2, 1, 1, 1});
+  d.sum().backward();  // the view's share goes nowhere; d's own path reaches s
+  CHECK(dvalues(s.grad()) == std::vector<double>(6, 1.0));
   {
     NoGradGuard no_grad;  // recording nothing, they are ordinary tensors
     CHECK(dvalues(through_base + 1) == std::vector<double>(3, 3.0));

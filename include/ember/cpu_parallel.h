@@ -12,7 +12,8 @@ namespace ember {
 
 /// Threads of this thread's OpenMP team: what a parallel_for or a large kernel splits over.
 EMBER_API int get_num_threads();
-/// Sets it for this thread's later regions (InvalidArgument unless positive), as libtorch.
+/// Sets it for the process, as libtorch: the calling thread at once, every other thread
+/// when it next starts a team (InvalidArgument unless positive).
 EMBER_API void set_num_threads(int nthreads);
 /// The index of the calling thread in its parallel_for team (0 outside one).
 EMBER_API int get_thread_num();
@@ -26,7 +27,7 @@ EMBER_API void set_num_interop_threads(int nthreads);
 
 namespace detail {
 /// Splits [begin, end) over the team as libtorch's invoke_parallel: at most one chunk per
-/// thread, none smaller than grain_size; the first exception a chunk throws is rethrown.
+/// thread and no more chunks than whole grains; the first exception a chunk throws is rethrown.
 EMBER_API void parallel_run(int64_t begin, int64_t end, int64_t grain_size, void (*call)(const void*, int64_t, int64_t),
                             const void* f);
 }  // namespace detail
@@ -53,11 +54,14 @@ scalar_t parallel_reduce(int64_t begin, int64_t end, int64_t grain_size, const s
   if (begin >= end) return ident;
   const int64_t n = end - begin;
   if (n <= grain_size || n == 1 || in_parallel_region() || get_num_threads() == 1) return f(begin, end, ident);
-  std::vector<scalar_t> results(std::size_t(get_num_threads()), ident);
+  struct Slot {  // one per thread (a vector<bool>'s packed bits would be shared)
+    scalar_t value;
+  };
+  std::vector<Slot> results(std::size_t(get_num_threads()), Slot{ident});
   parallel_for(begin, end, grain_size,
-               [&](int64_t b, int64_t e) { results[std::size_t(get_thread_num())] = f(b, e, ident); });
+               [&](int64_t b, int64_t e) { results[std::size_t(get_thread_num())].value = f(b, e, ident); });
   scalar_t result = ident;
-  for (const scalar_t& partial : results) result = sf(result, partial);
+  for (const Slot& partial : results) result = sf(result, partial.value);
   return result;
 }
 

@@ -94,18 +94,18 @@ class EMBER_API Tensor {
   bool is_cpu() const { return impl("is_cpu")->storage_->device_.is_cpu(); }
   bool is_cuda() const { return impl("is_cuda")->storage_->device_.is_cuda(); }
   /// libtorch's layout and backend queries: every ember tensor is dense and strided, with
-  /// storage (false for the others, as libtorch answers for such a tensor).
+  /// storage, so these are false (for an undefined tensor too, as libtorch answers).
   bool has_storage() const { return defined(); }
-  bool is_sparse() const { return (void)impl("is_sparse"), false; }
-  bool is_sparse_csr() const { return (void)impl("is_sparse_csr"), false; }
-  bool is_mkldnn() const { return (void)impl("is_mkldnn"), false; }
-  bool is_quantized() const { return (void)impl("is_quantized"), false; }
-  bool is_meta() const { return (void)impl("is_meta"), false; }
-  bool is_mps() const { return (void)impl("is_mps"), false; }
-  bool is_hip() const { return (void)impl("is_hip"), false; }
-  bool is_xla() const { return (void)impl("is_xla"), false; }
-  bool is_vulkan() const { return (void)impl("is_vulkan"), false; }
-  /// libtorch's type name of the tensor: "CPUFloatType", "CUDALongType".
+  bool is_sparse() const { return false; }
+  bool is_sparse_csr() const { return false; }
+  bool is_mkldnn() const { return false; }
+  bool is_quantized() const { return false; }
+  bool is_meta() const { return false; }
+  bool is_mps() const { return false; }
+  bool is_hip() const { return false; }
+  bool is_xla() const { return false; }
+  bool is_vulkan() const { return false; }
+  /// libtorch's type name of the tensor: "CPUFloatType", "CUDALongType" ("UndefinedType").
   std::string toString() const;
   bool is_floating_point() const { return ember::is_floating_point(impl("is_floating_point")->dtype_); }
   TensorOptions options() const { return TensorOptions(impl("options")->dtype_).device(device()); }

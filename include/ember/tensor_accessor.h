@@ -9,12 +9,7 @@
 #include <cstdint>
 
 #include "ember/array_ref.h"
-
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#define EMBER_HOST_DEVICE __host__ __device__
-#else
-#define EMBER_HOST_DEVICE
-#endif
+#include "ember/export.h"  // EMBER_HOST_DEVICE
 
 namespace ember {
 

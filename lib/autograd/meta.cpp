@@ -14,7 +14,6 @@ namespace ember {
 
 namespace {
 thread_local bool t_grad_enabled = true;
-thread_local uint64_t t_sequence_nr = 0;
 }  // namespace
 
 bool GradMode::is_enabled() { return t_grad_enabled; }
@@ -25,21 +24,28 @@ namespace autograd {
 void destroy_autograd_meta(AutogradMeta* meta) noexcept { delete meta; }
 
 namespace {
-// Anomaly mode's node under evaluation on this thread (null otherwise): nodes recorded by
-// its backward (create_graph) name it as their parent.
-thread_local Node* t_anomaly_node = nullptr;
+// What a new Node reads on its thread, in one thread-local (one TLS lookup per recorded op):
+// its sequence number, and anomaly mode's node under evaluation (null otherwise), which a
+// node its backward records (create_graph) names as its parent.
+struct NodeThreadState {
+  uint64_t sequence_nr = 0;
+  Node* anomaly_node = nullptr;
+};
+thread_local NodeThreadState t_node_state;
 }  // namespace
 
 namespace detail {
 Node* set_anomaly_node(Node* node) {
-  Node* previous = t_anomaly_node;
-  t_anomaly_node = node;
+  Node* previous = t_node_state.anomaly_node;
+  t_node_state.anomaly_node = node;
   return previous;
 }
 }  // namespace detail
 
-Node::Node() : sequence_nr_(t_sequence_nr++) {
-  if (__builtin_expect(t_anomaly_node != nullptr, 0)) anomaly_parent_ = t_anomaly_node->weak_from_this();
+Node::Node() {
+  NodeThreadState& state = t_node_state;
+  sequence_nr_ = state.sequence_nr++;
+  if (__builtin_expect(state.anomaly_node != nullptr, 0)) anomaly_parent_ = state.anomaly_node->weak_from_this();
 }
 Node::~Node() = default;
 
@@ -156,20 +162,14 @@ void rebase_view(const Tensor& view, const std::shared_ptr<Node>& fn) {
 
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta(t);
-  if (!m) {  // a view with no history that requires grad (kHistorylessGradView)
-    ember::detail::check_view_not_rebased(*t.unsafe_impl());
-    return Edge();
-  }
+  if (!m) return Edge();  // a view with no history that requires grad (kHistorylessGradView)
   if (__builtin_expect(m->is_view_, 0) && m->base_.defined() &&
       t.storage()->version_.load(std::memory_order_relaxed) != m->view_version_)
     refresh_view_history(t, *m);
   if (m->grad_fn_) return Edge(m->grad_fn_, m->output_nr_);
   // A view taken with grad mode off (or in InferenceMode) requires grad but accumulates
   // nowhere, as libtorch's.
-  if (t.unsafe_impl()->view_kind_ & kHistorylessGradView) {
-    ember::detail::check_view_not_rebased(*t.unsafe_impl());
-    return Edge();
-  }
+  if (t.unsafe_impl()->view_kind_ & kHistorylessGradView) return Edge();
   return Edge(grad_accumulator(t), 0);
 }
 

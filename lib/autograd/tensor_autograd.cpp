@@ -149,6 +149,7 @@ void Tensor::set_data(const Tensor& new_data) const {
   self->storage_offset_ = src->storage_offset_;
   self->dtype_ = src->dtype_;
   self->refresh();
+  self->view_version_ = self->storage_->version_.load(std::memory_order_relaxed);  // current on its new storage
 }
 
 void Tensor::retain_grad() const {

@@ -1,4 +1,4 @@
-// parallel_for's team (ember/parallel.h) and libtorch's thread-count functions, on
+// parallel_for's team (ember/cpu_parallel.h) and libtorch's thread-count functions, on
 // ember's one OpenMP pool.
 #include "ember/cpu_parallel.h"
 
@@ -20,11 +20,15 @@ std::atomic<int> g_interop_threads{int(std::max(1u, std::thread::hardware_concur
 thread_local int t_thread_num = 0;
 }  // namespace
 
-int get_num_threads() { return omp_get_max_threads(); }
+int get_num_threads() {
+  detail::apply_requested_threads();  // a count set on another thread applies here too
+  return omp_get_max_threads();
+}
 
 void set_num_threads(int nthreads) {
   EMBER_CHECK_ARG(nthreads > 0, "Expected positive number of threads");
-  omp_set_num_threads(nthreads);
+  detail::g_requested_threads.store(nthreads, std::memory_order_relaxed);
+  detail::apply_requested_threads();
 }
 
 int get_thread_num() { return t_thread_num; }

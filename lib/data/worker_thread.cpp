@@ -4,16 +4,15 @@
 // on 2 cores a training step became 40 times slower with 2 workers.
 #include "ember/data/detail/worker_thread.h"
 
-#if defined(_OPENMP)
 #include <omp.h>
-#endif
+
+#include "cpu/parallel_region.h"
 
 namespace ember::data::detail {
 
 void enter_worker_thread() {
-#if defined(_OPENMP)
   omp_set_num_threads(1);  // this thread's own setting; the training thread keeps its team
-#endif
+  ember::detail::t_threads_pinned = true;  // and set_num_threads elsewhere does not undo it
 }
 
 }  // namespace ember::data::detail

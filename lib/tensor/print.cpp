@@ -224,7 +224,8 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
 
 namespace ember {
 std::string Tensor::toString() const {
-  return backend_word(impl("toString")->storage_->device_) + type_word(dtype()) + "Type";
+  if (!defined()) return "UndefinedType";
+  return backend_word(impl_->storage_->device_) + type_word(dtype()) + "Type";
 }
 }  // namespace ember
 
