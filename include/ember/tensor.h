@@ -791,61 +791,10 @@ class EMBER_API Tensor {
   IntrusivePtr<TensorImpl> impl_;
 };
 
-/// Prints values, then "[ CPUFloatType{2,3} ]", as libtorch does.
-EMBER_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
-
-// operators
-EMBER_API Tensor operator+(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator+(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator+(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator-(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator-(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator-(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator*(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator*(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator*(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator/(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator/(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator/(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator%(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator%(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator==(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator==(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator!=(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator!=(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator<(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator<(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator<=(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator<=(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator>(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator>(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator>=(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator>=(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator==(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator!=(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator<(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator<=(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator>(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator>=(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator%(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator&&(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator||(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator!(const Tensor& a);
-EMBER_API Tensor operator&(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator&(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator&(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator|(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator|(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator|(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator^(const Tensor& a, const Tensor& b);
-EMBER_API Tensor operator^(const Tensor& a, const Scalar& b);
-EMBER_API Tensor operator^(const Scalar& a, const Tensor& b);
-EMBER_API Tensor operator-(const Tensor& a);
-
-/// libtorch's at::TensorList: a non-owning view of tensors.
-using TensorList = ArrayRef<Tensor>;
-
 }  // namespace ember
+
+// The free operators (+, ==, &, ...), printing and TensorList.
+#include "ember/tensor_operators.h"  // NOLINT(build/include_order)
 
 // Tensor::index takes these; included here so that `x.index({0, Slice()})` just works.
 #include "ember/indexing.h"  // NOLINT(build/include_order)

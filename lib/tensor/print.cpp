@@ -27,11 +27,6 @@ namespace ember {
 
 namespace {
 
-const char* type_word(ScalarType t) {
-  static constexpr const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
-}
-
 std::string backend_word(Device d) {
   if (d.is_cpu()) return "CPU";
   if (d.is_cuda()) return "CUDA";
@@ -215,7 +210,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     Tensor v = t.to(Device(kCPU, 0), kInt64).contiguous();
     print_values(os, t, v.data_ptr<int64_t>());
   }
-  os << "[ " << backend_word(t.device()) << type_word(t.dtype()) << "Type{";
+  os << "[ " << backend_word(t.device()) << torch_name(t.dtype()) << "Type{";
   for (int64_t i = 0; i < t.dim(); ++i) os << (i ? "," : "") << t.size(i);
   return os << "} ]";
 }
@@ -225,7 +220,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
 namespace ember {
 std::string Tensor::toString() const {
   if (!defined()) return "UndefinedType";
-  return backend_word(impl_->storage_->device_) + type_word(dtype()) + "Type";
+  return backend_word(impl_->storage_->device_) + torch_name(dtype()) + "Type";
 }
 }  // namespace ember
 
