@@ -575,3 +575,36 @@ TEST_CASE("matrices from pieces: errors") {
   CHECK_THROWS_WITH(cartesian_prod({ones({2, 2})}), Catch::Contains("Expect a 1D vector"));
   CHECK_THROWS_WITH(combinations(i, -1), Catch::Contains("Expect a non-negative number, but got -1"));
 }
+
+TEST_CASE("composed: mode picks libtorch's value and index") {
+  // libtorch 1.13's results: ties go to the smallest value, the index is the last of its run.
+  auto [values, indices] = mode(tensor({{1.0, 2.0, 2.0}, {3.0, 3.0, 1.0}, {-1.0, 5.0, 5.0}}), 1);
+  CHECK(dvalues(values) == std::vector<double>{2, 3, 5});
+  CHECK(dvalues(indices) == std::vector<double>{2, 1, 2});
+  auto [tie, tie_index] = mode(tensor({3, 1, 3, 1, 2}));
+  CHECK((tie.item<int64_t>() == 1 && tie_index.item<int64_t>() == 3));
+  auto [flag, flag_index] = tensor({true, false, true}).mode();
+  CHECK((flag.item<bool>() && flag_index.item<int64_t>() == 2));
+  auto [kept, kept_index] = mode(tensor({{1.0f, 1.0f, 2.0f, 2.0f}}), 1, true);
+  CHECK((kept.sizes() == IntArrayRef({1, 1}) && kept.item<float>() == 1 && kept_index.item<int64_t>() == 1));
+  auto [scalar, scalar_index] = mode(tensor(4.0));
+  CHECK((scalar.dim() == 0 && scalar.item<double>() == 4 && scalar_index.item<int64_t>() == 0));
+  CHECK_THROWS_WITH(mode(empty({0})), "mode(): Expected reduction dim 0 to have non-zero size.");
+  // The gradient goes to the element the index names.
+  const Tensor x = tensor({1.0, 3.0, 3.0, 2.0}, requires_grad());
+  std::get<0>(mode(x, 0)).backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{0, 0, 1, 0});
+}
+
+TEST_CASE("composed: angle of real numbers, with a zero gradient") {
+  const Tensor a = angle(tensor({-1.0f, 0.0f, 2.0f, std::nanf("")}));
+  CHECK(a.dtype() == kFloat);
+  const std::vector<double> got = dvalues(a);
+  CHECK(got[0] == double(float(M_PI)));
+  CHECK((got[1] == 0 && got[2] == 0 && std::isnan(got[3])));
+  CHECK(angle(tensor({-1, 2})).dtype() == kFloat);
+  CHECK(dvalues(tensor({-1, 2}).angle()) == std::vector<double>{double(float(M_PI)), 0});
+  const Tensor x = tensor({-1.0, 2.0}, requires_grad());
+  angle(x).sum().backward();
+  CHECK(dvalues(x.grad()) == std::vector<double>{0, 0});
+}

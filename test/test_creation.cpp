@@ -168,12 +168,26 @@ TEST_CASE("creation: the default dtype drives float factories and literals") {
   CHECK(ones({1}).dtype() == kBFloat16);
 }
 
-TEST_CASE("creation: set_default_dtype takes floating types only") {
+TEST_CASE("creation: an integral default dtype, as libtorch's C++ set_default_dtype allows") {
+  // The values libtorch 1.13 gives after c10::set_default_dtype(TypeMeta::Make<int>()).
   DefaultDtypeGuard guard;
-  CHECK_THROWS_MATCHES(set_default_dtype(kInt), InvalidArgument,
-                       Catch::Message("set_default_dtype: only floating-point types are supported as the default "
-                                      "type, got int32"));
-  CHECK(get_default_dtype() == kFloat);
+  set_default_dtype(kInt);
+  CHECK(get_default_dtype() == kInt);
+  CHECK(ones({2}).dtype() == kInt);
+  CHECK(TensorOptions().dtype() == kInt);
+  const Tensor literal = tensor(1.5);
+  CHECK((literal.dtype() == kInt && literal.item<int>() == 1));
+  CHECK(dvalues(tensor({1.5, 2.5})) == std::vector<double>{1, 2});
+  CHECK(tensor({1.5, 2.5}).dtype() == kInt);
+  CHECK(dvalues(arange(3.5)) == std::vector<double>{0, 1, 2, 3});
+  CHECK(arange(3.5).dtype() == kInt);
+  CHECK(dvalues(full({2}, 3.5)) == std::vector<double>{3, 3});
+  CHECK(dvalues(linspace(0, 1, 3)) == std::vector<double>{0, 0, 1});
+  CHECK(scalar_tensor(1.5).dtype() == kInt);
+  CHECK_THROWS_AS(rand({2}), InvalidArgument);  // floating factories refuse it
+  CHECK(dvalues(tensor({4, 5}).to(kFloat).mean()) == std::vector<double>{4.5});
+  set_default_dtype(kDouble);
+  CHECK(ones({1}).dtype() == kDouble);
 }
 
 TEST_CASE("creation: libtorch's dtype spellings") {

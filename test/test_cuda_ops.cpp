@@ -202,6 +202,23 @@ TEST_CASE("cuda: copies between host and device, and dtype casts on the device")
   check_close(back.to(kGpu), big, "1M floats D2D + D2H", {0, 0});
 }
 
+TEST_CASE("cuda: pin_memory gives page-locked host memory that copies to the GPU") {
+  EMBER_REQUIRE_GPU();
+  const Tensor x = arange(6.0).view({2, 3}).t();  // a strided source
+  CHECK_FALSE(x.is_pinned());
+  const Tensor pinned = x.pin_memory();
+  CHECK((pinned.is_pinned() && pinned.is_cpu() && pinned.strides() == x.strides()));
+  CHECK(pinned.pin_memory().is_same(pinned));
+  check_close(pinned, x, "pinned copy", {0, 0});
+  const Tensor on_gpu = pinned.to(kGpu, /*non_blocking=*/true);
+  check_close(on_gpu, x, "pinned to the GPU without blocking", {0, 0});
+  CHECK_FALSE(on_gpu.is_pinned());
+  CHECK_THROWS_WITH(on_gpu.pin_memory(), "cannot pin 'CUDADoubleType' only dense CPU tensors can be pinned");
+  const Tensor w = ones({3}, requires_grad());
+  (w.pin_memory() * 2).sum().backward();
+  check_close(w.grad(), full({3}, 2.0f), "the gradient passes through pin_memory", {0, 0});
+}
+
 TEST_CASE("cuda: fill and arange / linspace match the CPU") {
   EMBER_REQUIRE_GPU();
   for (ScalarType dt : kAllTypes) {

@@ -484,3 +484,12 @@ TEST_CASE("random: poisson's gradient is zero, binomial has none, and other devi
   manual_seed(34);
   CHECK(poisson(r).equal(again));
 }
+
+TEST_CASE("random: Tensor::bernoulli(p) draws as torch::bernoulli(self, p), libtorch's stream") {
+  manual_seed(0);
+  const Tensor drawn = ones({6}).bernoulli(0.5);
+  CHECK(dvalues(drawn) == std::vector<double>{0, 0, 1, 0, 0, 0});  // libtorch 1.13, seed 0
+  manual_seed(0);
+  CHECK(equal(bernoulli(ones({6}), 0.5), drawn));
+  CHECK_FALSE(arange(6.0).requires_grad_().bernoulli(0.5).requires_grad());
+}

@@ -2,7 +2,10 @@
 #include <catch2/catch.hpp>
 #include <ember/ember.h>
 
+#include <cmath>
 #include <sstream>
+
+#include "test_util.h"
 
 using namespace ember;
 using namespace ember::indexing;
@@ -226,6 +229,55 @@ TEST_CASE("tensor: from_blob wraps memory and runs the deleter") {
   int64_t strides[] = {1, 2};
   Tensor st = from_blob(data, {2, 3}, IntArrayRef(strides, 2));
   CHECK(values(st) == std::vector<float>{2, 6, 10, 4, 8, 12});
+  {
+    Tensor both = from_blob(data, {2, 3}, IntArrayRef(strides, 2), [&](void*) { ++deleted; }, kFloat);
+    CHECK(both.strides() == IntArrayRef({1, 2}));
+    CHECK(values(both) == std::vector<float>{2, 6, 10, 4, 8, 12});
+  }
+  CHECK(deleted == 2);
+}
+
+TEST_CASE("tensor: unfold views every window, and its gradient sums them back") {
+  const Tensor x = arange(10.0);
+  const Tensor windows = x.unfold(0, 3, 3);
+  CHECK(values(windows) == std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8});
+  CHECK(windows.storage().get() == x.storage().get());
+  CHECK(x.unfold(0, 10, 1).sizes() == IntArrayRef({1, 10}));
+  CHECK(x.unfold(-1, 1, 5).sizes() == IntArrayRef({2, 1}));
+  const Tensor m = arange(9.0).view({3, 3});
+  CHECK(m.unfold(0, 2, 1).sizes() == IntArrayRef({2, 3, 2}));
+  CHECK(m.unfold(1, 2, 1).strides() == IntArrayRef({3, 1, 1}));
+  CHECK(values(m.unfold(1, 2, 1)[2][1]) == std::vector<float>{7, 8});
+  CHECK(tensor(5.0).unfold(0, 1, 1).sizes() == IntArrayRef({1}));
+  CHECK_THROWS_WITH(m.unfold(0, 4, 1), "maximum size for tensor at dimension 0 is 3 but size is 4");
+  CHECK_THROWS_WITH(m.unfold(0, 2, 0), "step is 0 but must be > 0");
+  CHECK_THROWS_AS(m.unfold(3, 2, 1), InvalidArgument);
+  // libtorch 1.13's gradient of overlapping windows [0, 1, 2] and [2, 3, 4].
+  const Tensor leaf = arange(6.0).requires_grad_();
+  const Tensor u = leaf.unfold(0, 3, 2);
+  CHECK(std::string(u.grad_fn()->name()) == "UnfoldBackward0");
+  (u * arange(6.0).view({2, 3})).sum().backward();
+  CHECK(values(leaf.grad()) == std::vector<float>{0, 1, 5, 4, 5, 0});
+  CHECK(ember_test::grad::check([](const autograd::variable_list& v) { return v[0].unfold(1, 3, 2) * 1.5; },
+                    {ember_test::grad::input({2, 7}, -1, 1)}));
+  CHECK(ember_test::grad::check_second([](const autograd::variable_list& v) { return v[0].unfold(0, 2, 1).pow(2); },
+                           {ember_test::grad::input({5}, -1, 1)}));
+}
+
+TEST_CASE("tensor: narrow_copy and is_set_to, as libtorch's") {
+  const Tensor x = arange(6.0).view({2, 3});
+  const Tensor copy = x.narrow_copy(1, 1, 2);
+  CHECK(values(copy) == std::vector<float>{1, 2, 4, 5});
+  CHECK((copy.is_contiguous() && copy.storage().get() != x.storage().get()));
+  CHECK(values(narrow_copy(x, 1, -1, 1)) == std::vector<float>{2, 5});
+  CHECK_THROWS_WITH(x.narrow_copy(1, 2, 2), "start (2) + length (2) exceeds dimension size (3).");
+  const Tensor y = arange(6.0);
+  CHECK(y.is_set_to(y));
+  CHECK(y.is_set_to(y.view({6})));
+  CHECK(y.view({2, 3}).is_set_to(y.view({2, 3})));
+  CHECK_FALSE(y.is_set_to(y.view({2, 3})));
+  CHECK_FALSE(y.is_set_to(y.clone()));
+  CHECK_FALSE(y.is_set_to(y.slice(0, 1)));
 }
 
 TEST_CASE("tensor: prints as libtorch") {

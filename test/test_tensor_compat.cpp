@@ -17,15 +17,6 @@
 using namespace ember;
 using ember_test::dvalues;
 
-TEST_CASE("tensor compat: layout(kStrided) is accepted, other layouts are NotImplemented") {
-  Tensor x = zeros({2}, TensorOptions(kFloat).layout(kStrided));
-  CHECK(x.layout() == kStrided);
-  CHECK(dvalues(ones({2}, layout(kStrided))) == std::vector<double>{1, 1});
-  CHECK_THROWS_AS(TensorOptions().layout(kSparse), NotImplemented);
-  CHECK_THROWS_WITH(TensorOptions().layout(kSparseCsr),
-                    "TensorOptions::layout: ember supports only the strided layout (kStrided), got SparseCsr");
-}
-
 TEST_CASE("tensor compat: as_strided views the storage and checks its bounds") {
   Tensor x = arange(6).to(kFloat);
   Tensor w = x.as_strided({2, 2}, {1, 2}, 1);

@@ -22,6 +22,7 @@
 #include "ember/nn.h"
 #include "ember/ops.h"
 #include "ember/optim.h"
+#include "ember/out_ops.h"
 #include "ember/parallel.h"
 #include "ember/scalar.h"
 #include "ember/scalar_type.h"

@@ -164,6 +164,12 @@ EMBER_API Tensor histc(const Tensor& x, int64_t bins = 100, const Scalar& min = 
 /// The k-th smallest element along dim (k from 1) and its index.
 EMBER_API std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1,
                                               bool keepdim = false);
+/// The most frequent value along dim (the smallest of equally frequent ones) and an index
+/// of it: libtorch's CPU choice (its std::sort of the row, the last of a run).
+EMBER_API std::tuple<Tensor, Tensor> mode(const Tensor& x, int64_t dim = -1, bool keepdim = false);
+/// The argument of each element: pi for negative reals, 0 otherwise, NaN kept (integers
+/// give the default dtype); its gradient is zero, as libtorch's for real inputs.
+EMBER_API Tensor angle(const Tensor& x);
 
 // ---- distinct values (lib/tensor/unique_ops.cpp). Without dim, outputs not asked for are
 // empty tensors, as libtorch's; along a dim both are always computed, as there. Each NaN
@@ -250,7 +256,8 @@ EMBER_API Tensor expm1(const Tensor& x);
 EMBER_API Tensor exp2(const Tensor& x);
 EMBER_API Tensor expit(const Tensor& x);
 EMBER_API Tensor log1p(const Tensor& x);
-EMBER_API Tensor logit(const Tensor& x, std::optional<double> eps = {});
+/// logit without eps: libtorch 1.13's torch::special::logit takes the input alone.
+EMBER_API Tensor logit(const Tensor& x);
 EMBER_API Tensor xlogy(const Tensor& x, const Tensor& y);
 /// x * log1p(y), 0 where x == 0 (unless y is NaN).
 EMBER_API Tensor xlog1py(const Tensor& x, const Tensor& y);

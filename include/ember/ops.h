@@ -19,9 +19,10 @@
 namespace ember {
 
 // ---- creation: options last; dtype and device inferred as libtorch does
-EMBER_API Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});
-/// empty laid out in `memory_format` (ChannelsLast: 4 dims, ChannelsLast3d: 5; not Preserve).
-EMBER_API Tensor empty(IntArrayRef sizes, const TensorOptions& options, MemoryFormat memory_format);
+/// Laid out in `memory_format` or the options' (ChannelsLast: 4 dims, ChannelsLast3d: 5;
+/// not Preserve; not both), row-major when neither names one.
+EMBER_API Tensor empty(IntArrayRef sizes, const TensorOptions& options = {},
+                       std::optional<MemoryFormat> memory_format = std::nullopt);
 EMBER_API Tensor zeros(IntArrayRef sizes, const TensorOptions& options = {});
 EMBER_API Tensor ones(IntArrayRef sizes, const TensorOptions& options = {});
 EMBER_API Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options = {});
@@ -64,19 +65,33 @@ EMBER_API Tensor binomial(const Tensor& count, const Tensor& prob, std::optional
 /// weights, drawn with or without replacement; on the CPU libtorch's samples for a seed.
 EMBER_API Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false,
                              std::optional<Generator> generator = {});
-EMBER_API Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
-EMBER_API Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
-EMBER_API Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options = {});
-EMBER_API Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
-EMBER_API Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
-EMBER_API Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
-EMBER_API Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options = {});
-EMBER_API Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
+// *_like: the input's sizes, dtype and device unless the options say otherwise, laid out
+// in the memory format given (as an argument or in the options, not both; Preserve keeps
+// the input's strides when they are dense, as libtorch). Without one the result is
+// row-major, where libtorch's default is Preserve.
+EMBER_API Tensor zeros_like(const Tensor& t, const TensorOptions& options = {},
+                            std::optional<MemoryFormat> memory_format = std::nullopt);
+EMBER_API Tensor ones_like(const Tensor& t, const TensorOptions& options = {},
+                           std::optional<MemoryFormat> memory_format = std::nullopt);
+EMBER_API Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options = {},
+                           std::optional<MemoryFormat> memory_format = std::nullopt);
+EMBER_API Tensor empty_like(const Tensor& t, const TensorOptions& options = {},
+                            std::optional<MemoryFormat> memory_format = std::nullopt);
+EMBER_API Tensor rand_like(const Tensor& t, const TensorOptions& options = {},
+                           std::optional<MemoryFormat> memory_format = std::nullopt);
+EMBER_API Tensor randn_like(const Tensor& t, const TensorOptions& options = {},
+                            std::optional<MemoryFormat> memory_format = std::nullopt);
+EMBER_API Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options = {},
+                              std::optional<MemoryFormat> memory_format = std::nullopt);
+EMBER_API Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {},
+                              std::optional<MemoryFormat> memory_format = std::nullopt);
 /// Wraps memory the caller owns (no copy); the deleter, when given, runs when the last view dies.
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
                            const TensorOptions& options = {});
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter,
+                           const TensorOptions& options = {});
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<void(void*)> deleter,
                            const TensorOptions& options = {});
 
 EMBER_API Tensor scalar_tensor(const Scalar& value, const TensorOptions& options = {});

@@ -32,6 +32,7 @@
 #include "ember/device_api.h"
 #include "ember/export.h"
 #include "ember/kernel_args.h"
+#include "ember/tensor_impl.h"
 
 namespace ember {
 
@@ -185,6 +186,20 @@ class EMBER_API Backend {
     (void)index;
     (void)waiter;
     (void)producer;
+  }
+  /// Page-locked host memory for copies to this backend's devices (Tensor::pin_memory):
+  /// nbytes, with the deleter and context that hand them back; nullptr when the backend
+  /// has no such memory or no device.
+  virtual void* allocate_pinned(size_t nbytes, DataDeleter* deleter, void** context) {
+    (void)nbytes;
+    (void)deleter;
+    (void)context;
+    return nullptr;
+  }
+  /// Whether the host memory at `ptr` is page-locked for this backend (Tensor::is_pinned).
+  virtual bool is_pinned(const void* ptr) {
+    (void)ptr;
+    return false;
   }
 };
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <iterator>
 
 #include "ember/export.h"
 #include "ember/half.h"
@@ -61,7 +62,13 @@ EMBER_API const char* name(ScalarType t);
 /// libtorch's C++ name (c10::toString): "Float", "Long", "Byte", "Bool", ...
 constexpr const char* torch_name(ScalarType t) {
   constexpr const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-  return static_cast<unsigned>(t) < 10 ? names[static_cast<int>(t)] : "Undefined";
+  return static_cast<unsigned>(t) < std::size(names) ? names[static_cast<int>(t)] : "Undefined";
+}
+/// The C++ element type's name as libtorch's caffe2::TypeMeta gives it: "float", "long int".
+constexpr const char* cpp_type_name(ScalarType t) {
+  constexpr const char* names[] = {"bool",     "unsigned char", "signed char",   "short int", "int",
+                                   "long int", "c10::Half",     "c10::BFloat16", "float",     "double"};
+  return static_cast<unsigned>(t) < std::size(names) ? names[static_cast<int>(t)] : "nullptr (uninitialized)";
 }
 /// torch.promote_types.
 EMBER_API ScalarType promote_types(ScalarType a, ScalarType b);
@@ -80,7 +87,8 @@ EMBER_API extern std::atomic<ScalarType> g_default_dtype;
 inline ScalarType get_default_dtype() { return detail::g_default_dtype.load(std::memory_order_relaxed); }
 /// libtorch's other name for the same query.
 inline ScalarType get_default_dtype_as_scalartype() { return get_default_dtype(); }
-/// Sets the default dtype; only floating dtypes are allowed (InvalidArgument otherwise).
+/// Sets the default dtype. Any dtype, as libtorch's C++ function (Python refuses integers);
+/// with an integral one, floating factories such as rand refuse it.
 EMBER_API void set_default_dtype(ScalarType t);
 
 /// Maps a C++ element type to its ScalarType (compile-time).

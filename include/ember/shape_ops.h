@@ -146,6 +146,9 @@ inline Tensor slice(const Tensor& self, int64_t dim = 0, std::optional<int64_t> 
                     std::optional<int64_t> end = {}, int64_t step = 1) {
   return self.slice(dim, start, end, step);
 }
+inline Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  return self.narrow_copy(dim, start, length);
+}
 inline Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   return self.narrow(dim, start, length);
 }

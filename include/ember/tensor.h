@@ -35,6 +35,7 @@ class TensorIndex;
 namespace autograd {
 struct Node;
 }
+class DeprecatedTypeProperties;
 
 class EMBER_API Tensor {
  public:
@@ -105,10 +106,20 @@ class EMBER_API Tensor {
   bool is_hip() const { return false; }
   bool is_xla() const { return false; }
   bool is_vulkan() const { return false; }
+  /// A copy in page-locked host memory, so that copies to a GPU can overlap (this tensor if
+  /// it is already); DeviceError without a GPU. Only CPU tensors can be pinned.
+  Tensor pin_memory(std::optional<Device> device = std::nullopt) const;
+  /// Whether this CPU tensor's memory is page-locked for the GPUs (false without one).
+  bool is_pinned(std::optional<Device> device = std::nullopt) const;
   /// libtorch's type name of the tensor: "CPUFloatType", "CUDALongType" ("UndefinedType").
   std::string toString() const;
+  /// libtorch's deprecated backend-and-dtype pair (ember/type_properties.h), deprecated as there.
+  [[deprecated("Tensor.type() is deprecated. Instead use Tensor.options(), which in many cases (e.g. in a "
+               "constructor) is a drop-in replacement.")]] DeprecatedTypeProperties type() const;
   bool is_floating_point() const { return ember::is_floating_point(impl("is_floating_point")->dtype_); }
-  TensorOptions options() const { return TensorOptions(impl("options")->dtype_).device(device()); }
+  TensorOptions options() const {
+    return TensorOptions(impl("options")->dtype_).device(device()).layout(kStrided);
+  }
   bool is_contiguous() const { return impl("is_contiguous")->is_contiguous_; }
   /// Dense in `memory_format`'s order (size-1 dims may have any stride), as libtorch's.
   bool is_contiguous(MemoryFormat memory_format) const;
@@ -228,6 +239,12 @@ class EMBER_API Tensor {
   Tensor slice(int64_t dim = 0, std::optional<int64_t> start = {}, std::optional<int64_t> end = {},
                int64_t step = 1) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  /// narrow's elements in a new contiguous tensor (differentiable, where libtorch's is not).
+  Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const;
+  /// A view of every window of `size` elements along dim, `step` apart, in a new last dim.
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+  /// Whether other views exactly this tensor's elements (storage, offset, sizes, strides).
+  bool is_set_to(const Tensor& other) const;
   Tensor select(int64_t dim, int64_t index) const;
   Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
   Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
@@ -449,214 +466,7 @@ class EMBER_API Tensor {
   Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
                  bool equal_nan = false) const;
   // ---- composed ops as methods (ember/shape_ops.h, math_ops.h, linalg_ops.h)
-  Tensor tril(int64_t diagonal = 0) const;
-  Tensor triu(int64_t diagonal = 0) const;
-  Tensor& tril_(int64_t diagonal = 0) const;
-  Tensor& triu_(int64_t diagonal = 0) const;
-  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
-  Tensor diag(int64_t diagonal = 0) const;
-  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
-  Tensor flip(IntArrayRef dims) const;
-  Tensor fliplr() const;
-  Tensor flipud() const;
-  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
-  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
-  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
-  Tensor movedim(int64_t source, int64_t destination) const;
-  Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const;
-  Tensor moveaxis(int64_t source, int64_t destination) const;
-  Tensor swapaxes(int64_t axis0, int64_t axis1) const;
-  Tensor swapdims(int64_t dim0, int64_t dim1) const;
-  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
-  Tensor broadcast_to(IntArrayRef size) const;
-  Tensor tile(IntArrayRef reps) const;
-  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = {}) const;
-  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = {}) const;
-  Tensor diff(int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = {},
-              const std::optional<Tensor>& append = {}) const;
-  Tensor asin() const;
-  Tensor acos() const;
-  Tensor atan() const;
-  Tensor sinh() const;
-  Tensor cosh() const;
-  Tensor asinh() const;
-  Tensor acosh() const;
-  Tensor atanh() const;
-  Tensor arcsin() const;
-  Tensor arccos() const;
-  Tensor arctan() const;
-  Tensor arcsinh() const;
-  Tensor arccosh() const;
-  Tensor arctanh() const;
-  Tensor arctan2(const Tensor& other) const;
-  Tensor log2() const;
-  Tensor log10() const;
-  Tensor exp2() const;
-  Tensor logaddexp(const Tensor& other) const;
-  Tensor logaddexp2(const Tensor& other) const;
-  Tensor logit(std::optional<double> eps = {}) const;
-  Tensor xlogy(const Tensor& other) const;
-  Tensor xlogy(const Scalar& other) const;
-  Tensor hypot(const Tensor& other) const;
-  Tensor sinc() const;
-  Tensor deg2rad() const;
-  Tensor rad2deg() const;
-  Tensor frac() const;
-  Tensor sgn() const;
-  Tensor float_power(const Tensor& exponent) const;
-  Tensor float_power(const Scalar& exponent) const;
-  Tensor fmax(const Tensor& other) const;
-  Tensor fmin(const Tensor& other) const;
-  Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
-  Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
-  Tensor true_divide(const Tensor& other) const;
-  Tensor true_divide(const Scalar& other) const;
-  Tensor greater(const Tensor& other) const;
-  Tensor greater(const Scalar& other) const;
-  Tensor greater_equal(const Tensor& other) const;
-  Tensor greater_equal(const Scalar& other) const;
-  Tensor less(const Tensor& other) const;
-  Tensor less(const Scalar& other) const;
-  Tensor less_equal(const Tensor& other) const;
-  Tensor less_equal(const Scalar& other) const;
-  Tensor not_equal(const Tensor& other) const;
-  Tensor not_equal(const Scalar& other) const;
-  Tensor nansum(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
-  Tensor nanmean(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
-  Tensor count_nonzero(IntArrayRef dims = {}) const;
-  Tensor count_nonzero(int64_t dim) const;
-  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = {}, bool keepdim = false) const;
-  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = {}) const;
-  Tensor median() const;
-  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
-  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
-  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
-                 const Scalar& alpha = 1) const;
-  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
-                const Scalar& alpha = 1) const;
-  Tensor trace() const;
-  Tensor kron(const Tensor& other) const;
-  Tensor vdot(const Tensor& other) const;
-  Tensor inner(const Tensor& other) const;
-  Tensor fmod(const Tensor& other) const;
-  Tensor fmod(const Scalar& other) const;
-  Tensor floor_divide(const Tensor& other) const;
-  Tensor floor_divide(const Scalar& other) const;
-  Tensor copysign(const Tensor& other) const;
-  Tensor copysign(const Scalar& other) const;
-  Tensor signbit() const;
-  Tensor isposinf() const;
-  Tensor isneginf() const;
-  Tensor logcumsumexp(int64_t dim) const;
-  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
-  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
-  Tensor quantile(double q, std::optional<int64_t> dim = {}, bool keepdim = false,
-                  std::string_view interpolation = "linear") const;
-  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = {}, bool keepdim = false,
-                  std::string_view interpolation = "linear") const;
-  Tensor nanquantile(double q, std::optional<int64_t> dim = {}, bool keepdim = false,
-                     std::string_view interpolation = "linear") const;
-  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = {}, bool keepdim = false,
-                     std::string_view interpolation = "linear") const;
-  Tensor nanmedian() const;
-  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
-  Tensor msort() const;
-  Tensor bincount(const std::optional<Tensor>& weights = {}, int64_t minlength = 0) const;
-  Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
-  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
-  std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
-  std::vector<Tensor> hsplit(int64_t sections) const;
-  std::vector<Tensor> hsplit(IntArrayRef indices) const;
-  std::vector<Tensor> vsplit(int64_t sections) const;
-  std::vector<Tensor> vsplit(IntArrayRef indices) const;
-  std::vector<Tensor> dsplit(int64_t sections) const;
-  std::vector<Tensor> dsplit(IntArrayRef indices) const;
-  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
-  Tensor ravel() const;
-  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = {}) const;
-  /// This tensor in other's dtype.
-  Tensor type_as(const Tensor& other) const;
-  /// Factories with this tensor's dtype and device unless options say otherwise.
-  Tensor new_zeros(IntArrayRef size, const TensorOptions& options = {}) const;
-  Tensor new_ones(IntArrayRef size, const TensorOptions& options = {}) const;
-  Tensor new_full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options = {}) const;
-  Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
-  /// The last two dims transposed (mT); for real tensors mH and adjoint are the same.
-  Tensor mT() const;
-  Tensor mH() const;
-  Tensor adjoint() const;
-  Tensor diagflat(int64_t offset = 0) const;
-  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
-  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
-  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
-  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const;
-  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
-  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
-  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
-                        bool include_self = true) const;
-  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
-                          bool include_self = true) const;
-  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
-  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false) const;
-  std::tuple<Tensor, Tensor, Tensor> unique_consecutive(bool return_inverse = false,
-                                                        bool return_counts = false,
-                                                        std::optional<int64_t> dim = {}) const;
-  Tensor cov(int64_t correction = 1, const std::optional<Tensor>& fweights = {},
-             const std::optional<Tensor>& aweights = {}) const;
-  Tensor corrcoef() const;
-  // linear algebra of square matrices (batched over leading dims; ember/linalg_ops.h)
-  Tensor det() const;
-  std::tuple<Tensor, Tensor> slogdet() const;
-  Tensor logdet() const;
-  Tensor inverse() const;
-  Tensor cholesky(bool upper = false) const;
-  Tensor matrix_power(int64_t n) const;
-  std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const;
-  Tensor pinverse(double rcond = 1e-15) const;
-  std::tuple<Tensor, Tensor> qr(bool some = true) const;
-  std::tuple<Tensor, Tensor> triangular_solve(const Tensor& a, bool upper = true, bool transpose = false,
-                                              bool unitriangular = false) const;
-  Tensor cholesky_solve(const Tensor& l, bool upper = false) const;
-  Tensor cholesky_inverse(bool upper = false) const;
-  Tensor matrix_exp() const;
-  /// Every dim reversed (numpy's .T); matrix_H: a 2-D tensor's transpose.
-  Tensor numpy_T() const;
-  Tensor matrix_H() const;
-  Tensor dist(const Tensor& other, const Scalar& p = 2) const;
-  /// Each slice along dim scaled down to p-norm maxnorm when its norm exceeds it.
-  Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
-  Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
-  Tensor cross(const Tensor& other, std::optional<int64_t> dim = {}) const;
-  Tensor ger(const Tensor& vec2) const;
-  // self with src written into a slice, a selection or a diagonal (out of place)
-  Tensor slice_scatter(const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = {},
-                       std::optional<int64_t> end = {}, int64_t step = 1) const;
-  Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
-  Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
-  Tensor& fill_diagonal_(const Scalar& fill_value, bool wrap = false) const;
-  // libtorch's aliases and queries
-  Tensor absolute() const;
-  Tensor& absolute_() const;
-  Tensor fix() const;
-  Tensor& fix_() const;
-  Tensor subtract(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor subtract(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor& subtract_(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor& subtract_(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor argwhere() const;
-  std::vector<Tensor> unsafe_chunk(int64_t chunks, int64_t dim = 0) const;
-  std::vector<Tensor> unsafe_split(int64_t split_size, int64_t dim = 0) const;
-  bool is_signed() const;
-  bool is_complex() const;
-  /// The truth of a one-element tensor (an error for any other count).
-  bool is_nonzero() const;
-  bool is_same_size(const Tensor& other) const;
-  Tensor isreal() const;
-  /// Summed down to `size` (which must expand to this tensor's shape).
-  Tensor sum_to_size(IntArrayRef size) const;
-  Tensor new_empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options = {}) const;
+#include "ember/tensor_composed_methods.inc"
 
   // ---- autograd (API.md section 9; lib/autograd)
   const Tensor& requires_grad_(bool requires_grad = true) const;
@@ -723,6 +533,7 @@ class EMBER_API Tensor {
   Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = {}) const;
   Tensor& bernoulli_(const Tensor& p, std::optional<Generator> generator = {}) const;
   Tensor bernoulli(std::optional<Generator> generator = {}) const;
+  Tensor bernoulli(double p, std::optional<Generator> generator = {}) const;
   Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = {}) const;
   /// median + sigma * tan(pi * (u - 0.5)) of float64 uniforms u (floating dtypes).
   Tensor& cauchy_(double median = 0, double sigma = 1, std::optional<Generator> generator = {}) const;
@@ -793,8 +604,8 @@ class EMBER_API Tensor {
 
 }  // namespace ember
 
-// The free operators (+, ==, &, ...), printing and TensorList.
+// The free operators (+, ==, &, ...), printing and TensorList; Tensor::type()'s class;
+// Tensor::index's arguments, so that `x.index({0, Slice()})` just works.
 #include "ember/tensor_operators.h"  // NOLINT(build/include_order)
-
-// Tensor::index takes these; included here so that `x.index({0, Slice()})` just works.
-#include "ember/indexing.h"  // NOLINT(build/include_order)
+#include "ember/type_properties.h"   // NOLINT(build/include_order)
+#include "ember/indexing.h"          // NOLINT(build/include_order)

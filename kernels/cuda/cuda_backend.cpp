@@ -128,7 +128,9 @@ class CudaBackend final : public Backend {
                                                    : cudaMemcpyDeviceToHost;
     CudaDeviceGuard guard(device);
     cudaStream_t stream = cuda_current_stream(device);
-    if (non_blocking && kind == cudaMemcpyHostToDevice)
+    // Pageable memory is staged in the pinned pool; a pinned tensor's memory is copied from
+    // directly (freeing it waits for the device, so it outlives the copy).
+    if (non_blocking && kind == cudaMemcpyHostToDevice && !is_pinned_host(src))
       return copy_host_to_device_async(dst, src, nbytes, device, stream);
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, kind, stream));
     if (!non_blocking) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -139,6 +141,15 @@ class CudaBackend final : public Backend {
     CudaDeviceGuard guard(index);
     EMBER_CUDA_CHECK(cudaDeviceSynchronize());
   }
+
+  void* allocate_pinned(size_t nbytes, DataDeleter* deleter, void** context) override {
+    if (cuda_device_count() == 0) return nullptr;
+    *deleter = &free_pinned_host;
+    *context = nullptr;
+    return allocate_pinned_host(nbytes);
+  }
+
+  bool is_pinned(const void* ptr) override { return cuda_device_count() > 0 && is_pinned_host(ptr); }
 
   void* current_stream(int index) override { return cuda_current_stream(index); }
 

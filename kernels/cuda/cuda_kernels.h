@@ -32,4 +32,11 @@ StreamEvents* cuda_stream_events(int device);
 /// caching allocator whose block is reused only after the copy on `stream` completes.
 void copy_host_to_device_async(void* dst, const void* src, size_t nbytes, int device, cudaStream_t stream);
 
+/// nbytes of page-locked host memory for a pinned tensor (Tensor::pin_memory), handed back
+/// by free_pinned_host (a DataDeleter).
+void* allocate_pinned_host(size_t nbytes);
+void free_pinned_host(void* context, void* ptr);
+/// Whether ptr is page-locked host memory known to CUDA (cudaPointerGetAttributes).
+bool is_pinned_host(const void* ptr);
+
 }  // namespace ember::detail

@@ -2,6 +2,7 @@
 // the same CachingAllocator as device memory: a staging block is handed back right
 // after its copy is queued, and record_stream keeps it from reuse until the copy's
 // event has completed (Note [Caching allocator block lifecycle]).
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -60,6 +61,42 @@ void copy_host_to_device_async(void* dst, const void* src, size_t nbytes, int de
   if (err == cudaSuccess) CachingAllocator::record_stream(block, stream);
   CachingAllocator::free(block, staging);  // reusable once the event on `stream` completes
   EMBER_CUDA_CHECK(err);
+}
+
+// Pinned tensors come from the driver, not the staging pool: they live as long as the user
+// keeps them (the pool's cap is for transient staging). Copies to and from them run
+// without staging, so before their memory goes back every GPU finishes its queued work.
+void* allocate_pinned_host(size_t nbytes) {
+  void* ptr = nullptr;
+  const cudaError_t err = cudaHostAlloc(&ptr, std::max<size_t>(nbytes, 1), cudaHostAllocPortable);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    EMBER_THROW(OutOfMemory, "pin_memory: could not page-lock {} bytes of host memory", nbytes);
+  }
+  EMBER_CUDA_CHECK(err);
+  return ptr;
+}
+
+// A storage's deleter must not throw: errors here leave the memory to the process's end.
+void free_pinned_host(void*, void* ptr) {
+  int previous = 0;
+  (void)cudaGetDevice(&previous);
+  for (int device = 0; device < cuda_device_count(); ++device) {
+    (void)cudaSetDevice(device);
+    (void)cudaDeviceSynchronize();
+  }
+  (void)cudaSetDevice(previous);
+  (void)cudaFreeHost(ptr);
+  (void)cudaGetLastError();
+}
+
+bool is_pinned_host(const void* ptr) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
+    (void)cudaGetLastError();  // memory CUDA has never seen: not pinned
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
 }
 
 }  // namespace ember::detail

@@ -48,6 +48,7 @@ Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides, int64
 Tensor repeat(const Tensor& x, IntArrayRef repeats, const Tensor& result);
 Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
 Tensor select(const Tensor& x, int64_t dim, int64_t index);
+Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step);
 /// The diagonal view `y` of x (dims d1, d2 wrapped), recorded as DiagonalBackward0.
 Tensor diagonal(const Tensor& x, const Tensor& y, int64_t offset, int64_t d1, int64_t d2);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);

@@ -189,6 +189,24 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::op
   return y;
 }
 
+// Window w's element k is x[w * step + k] along d: each element's gradient is the sum over
+// the windows that hold it (an index_add over those positions), as libtorch's unfold_backward.
+Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
+  Tensor y = forward([&] { return x.unfold(dim, size, step); });
+  if (!requires_grad(x)) return y;
+  const int64_t d = ember::detail::wrap_dim(dim, x.dim(), "unfold");
+  record("UnfoldBackward0", {&x}, {&y}, [d, size, step](N& n, G& g) -> G {
+    IntArrayRef sizes = n.in_sizes(0);
+    if (sizes.empty()) return {g[0].sum()};  // a 0-dim input: its one element, or no window
+    const TensorOptions positions = ember::detail::long_on(g[0]);
+    const Tensor pos = (arange(g[0].size(d), positions) * step).unsqueeze(1) + arange(size, positions);
+    const Tensor windows = g[0].movedim(-1, d + 1).flatten(d, d + 1);
+    return {zeros(sizes, g[0].options()).index_add(d, pos.reshape({-1}), windows)};
+  });
+  mark_view(x, y);
+  return y;
+}
+
 Tensor select(const Tensor& x, int64_t dim, int64_t index) {
   Tensor y = forward([&] { return x.select(dim, index); });
   if (!requires_grad(x)) return y;

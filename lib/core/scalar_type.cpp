@@ -19,9 +19,10 @@ namespace detail {
 std::atomic<ScalarType> g_default_dtype{kFloat};
 }
 
+// Any dtype, as libtorch's C++ set_default_dtype (Python's refuses integers): with an
+// integral default, floating factories such as rand refuse it, and float results of
+// integer inputs come out integral, as they do in libtorch.
 void set_default_dtype(ScalarType t) {
-  EMBER_CHECK_ARG(is_floating_point(t),
-                  "set_default_dtype: only floating-point types are supported as the default type, got {}", name(t));
   detail::g_default_dtype.store(t, std::memory_order_relaxed);
 }
 
@@ -60,15 +61,15 @@ std::ostream& operator<<(std::ostream& stream, const Scalar& scalar) {
 std::ostream& operator<<(std::ostream& stream, Layout layout) { return stream << layout_name(layout); }
 
 std::ostream& operator<<(std::ostream& stream, const TensorOptions& options) {
-  // libtorch names a dtype by its TypeMeta, the C++ type's name.
-  static constexpr const char* cpp_names[] = {"bool",      "unsigned char", "signed char",    "short int", "int",
-                                              "long int",  "c10::Half",     "c10::BFloat16", "float",     "double"};
   auto defaulted = [](bool given) { return given ? "" : " (default)"; };
-  stream << "TensorOptions(dtype=" << cpp_names[static_cast<int>(options.dtype())] << defaulted(options.has_dtype())
+  // libtorch names a dtype by its TypeMeta, the C++ type's name.
+  stream << "TensorOptions(dtype=" << cpp_type_name(options.dtype()) << defaulted(options.has_dtype())
          << ", device=" << options.device() << defaulted(options.has_device()) << ", layout=" << options.layout()
-         << " (default), requires_grad=" << (options.requires_grad() ? "true" : "false (default)")
-         << ", pinned_memory=false (default), memory_format=(nullopt))";
-  return stream;
+         << defaulted(options.has_layout())
+         << ", requires_grad=" << (options.requires_grad() ? "true" : "false (default)")
+         << ", pinned_memory=false (default), memory_format=";
+  if (options.has_memory_format()) return stream << *options.memory_format_opt() << ")";
+  return stream << "(nullopt))";
 }
 
 }  // namespace ember

@@ -83,7 +83,15 @@ Tensor Tensor::to(const TensorOptions& o, bool non_blocking, bool copy) const {
       !o.requires_grad(),
       "Operators taking TensorOptions cannot take a TensorOptions with options.requires_grad set as "
       "true. This isn't implemented yet.");
-  return to(o.has_device() ? o.device() : device(), o.has_dtype() ? o.dtype() : dtype(), non_blocking, copy);
+  EMBER_CHECK_ARG(o.layout() == kStrided,
+                  "to(options) doesn't support converting to a different layout, but got self.layout being "
+                  "Strided and options.layout set as {}",
+                  layout_name(o.layout()));
+  Tensor r = to(o.has_device() ? o.device() : device(), o.has_dtype() ? o.dtype() : dtype(), non_blocking, copy);
+  // A memory format in the options lays the result out so (Preserve: as it is).
+  const MemoryFormat format = o.memory_format_opt().value_or(MemoryFormat::Preserve);
+  if (format == MemoryFormat::Preserve || r.is_contiguous(format)) return r;
+  return r.contiguous(format);
 }
 Tensor Tensor::cpu() const { return to(Device(kCPU, 0)); }
 Tensor Tensor::cuda(int index) const { return to(Device(kCUDA, index)); }
@@ -107,6 +115,46 @@ Tensor Tensor::clone(MemoryFormat memory_format) const {
                    : detail::empty_in_format(sizes(), dtype(), *detail::find_device(device()), format);
   detail::copy_same_device(out, *this);
   return out;
+}
+
+namespace {
+// The backend whose page-locked memory pin_memory and is_pinned mean: the device's, CUDA's
+// by default (nullptr when this build or machine has none, or for the CPU).
+Backend* pinning_backend(const std::optional<Device>& device) {
+  return device && device->is_cpu() ? nullptr : detail::backend_for(device ? device->type() : kCUDA);
+}
+}  // namespace
+
+bool Tensor::is_pinned(std::optional<Device> device) const {
+  EMBER_CHECK_ARG(defined(), "is_pinned: undefined tensor");
+  if (!is_cpu()) return false;
+  Backend* backend = pinning_backend(device);
+  return backend != nullptr && backend->is_pinned(storage().data());
+}
+
+Tensor Tensor::pin_memory(std::optional<Device> device) const {
+  EMBER_CHECK_ARG(defined(), "pin_memory: undefined tensor");
+  EMBER_CHECK_ARG(is_cpu(), "cannot pin '{}' only dense CPU tensors can be pinned", toString());
+  EMBER_CHECK_ARG(!device || !device->is_cpu(), "pin_memory: memory is pinned for an accelerator, got device {}",
+                  device ? device->str() : "");
+  Backend* backend = pinning_backend(device);
+  if (backend != nullptr && backend->is_pinned(storage().data())) return *this;
+  // Dense strides are kept, as libtorch's; anything else is laid out row-major.
+  const bool dense = detail::non_overlapping_and_dense(*this);
+  const SizesVector strides = dense ? SizesVector(this->strides()) : detail::contiguous_strides(sizes());
+  int64_t extent = numel() ? 1 : 0;
+  for (int64_t d = 0; d < dim() && numel(); ++d) extent += (size(d) - 1) * strides[size_t(d)];
+  const size_t nbytes = size_t(extent) * element_size();
+  DataDeleter deleter = nullptr;
+  void* context = nullptr;
+  void* data = backend ? backend->allocate_pinned(nbytes, &deleter, &context) : nullptr;
+  EMBER_CHECK_TYPED(data != nullptr, DeviceError,
+                    "pin_memory: page-locked memory needs a {} device, and this process has none",
+                    device_type_name(device ? device->type() : kCUDA));
+  Storage storage = Storage::adopt(new StorageImpl(data, nbytes, Device(kCPU, 0), deleter, context));
+  Tensor pinned(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), dtype(), sizes(), strides.ref(), 0)));
+  pinned.copy_(*this);  // recorded when this tensor requires grad: the gradient passes through
+  return pinned;
 }
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {

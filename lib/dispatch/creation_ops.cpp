@@ -9,8 +9,10 @@
 #include "core/check.h"
 #include "dispatch/elementwise_ops.h"
 #include "dispatch/kernel_table.h"
+#include "ember/math_ops.h"
 #include "ember/ops.h"
 #include "iter/elementwise_iter.h"
+#include "iter/overlap.h"
 #include "placement/placement.h"
 #include "tensor/memory_format.h"
 #include "tensor/tensor_factory.h"
@@ -62,16 +64,14 @@ TensorOptions with_default_dtype(TensorOptions o, ScalarType t) { return o.has_d
 
 }  // namespace
 
-Tensor empty(IntArrayRef sizes, const TensorOptions& o) {
+Tensor empty(IntArrayRef sizes, const TensorOptions& o, std::optional<MemoryFormat> memory_format) {
   detail::check_sizes(sizes, "empty");
+  const MemoryFormat format = detail::requested_format(o, memory_format).value_or(MemoryFormat::Contiguous);
+  EMBER_CHECK_ARG(format != MemoryFormat::Preserve, "unsupported memory format Preserve");
   DeviceEntry& dev = creation_device(o, Op::Fill);
-  return with_grad(detail::empty_on(sizes, o.dtype(), dev), o);
-}
-Tensor empty(IntArrayRef sizes, const TensorOptions& o, MemoryFormat memory_format) {
-  detail::check_sizes(sizes, "empty");
-  EMBER_CHECK_ARG(memory_format != MemoryFormat::Preserve, "Preserve memory format is unsupported for empty");
-  DeviceEntry& dev = creation_device(o, Op::Fill);
-  return with_grad(detail::empty_in_format(sizes, o.dtype(), dev, memory_format), o);
+  return with_grad(format == MemoryFormat::Contiguous ? detail::empty_on(sizes, o.dtype(), dev)
+                                                      : detail::empty_in_format(sizes, o.dtype(), dev, format),
+                   o);
 }
 Tensor zeros(IntArrayRef sizes, const TensorOptions& o) { return make_filled(sizes, 0, o, "zeros"); }
 Tensor ones(IntArrayRef sizes, const TensorOptions& o) { return make_filled(sizes, 1, o, "ones"); }
@@ -130,22 +130,87 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
   return t;
 }
 
+namespace detail {
+std::optional<MemoryFormat> requested_format(const TensorOptions& options, std::optional<MemoryFormat> arg) {
+  EMBER_CHECK_ARG(!(arg && options.has_memory_format()),
+                  "Cannot set memory_format both in TensorOptions and explicit argument; please delete the "
+                  "redundant setter.");
+  return arg ? arg : options.memory_format_opt();
+}
+
+Tensor empty_like_in(const Tensor& t, const TensorOptions& options, MemoryFormat format) {
+  const TensorOptions o = options.requires_grad(false).memory_format(std::nullopt);
+  if (format == MemoryFormat::Preserve) {
+    if (non_overlapping_and_dense(t)) return empty_strided(t.sizes(), t.strides(), o);
+    format = t.suggest_memory_format();
+  }
+  return empty(t.sizes(), o, format);
+}
+}  // namespace detail
+
 namespace {
+// The options of a *_like result: the input's dtype and device unless the options name
+// them; the memory format is resolved apart (detail::requested_format).
 TensorOptions like(const Tensor& t, const TensorOptions& o) {
   EMBER_CHECK_ARG(t.defined(), "*_like: undefined tensor");
-  TensorOptions r = o;
-  if (!r.has_dtype()) r = r.dtype(t.dtype());
-  if (!r.has_device()) r = r.device(t.device());
-  return r;
+  return TensorOptions(o.has_dtype() ? o.dtype() : t.dtype())
+      .device(o.has_device() ? o.device() : t.device())
+      .layout(o.layout())
+      .requires_grad(o.requires_grad());
+}
+
+// A *_like result: the factory's own path when no memory format is asked for, else an
+// uninitialised tensor in that format which `fill` writes.
+template <class Factory, class Fill>
+Tensor like_result(const Tensor& t, const TensorOptions& o, std::optional<MemoryFormat> memory_format,
+                   Factory factory, Fill fill) {
+  const TensorOptions r = like(t, o);
+  const auto format = detail::requested_format(o, memory_format);
+  if (!format) return factory(r);
+  Tensor out = detail::empty_like_in(t, r, *format);
+  fill(out);
+  return with_grad(std::move(out), r);
 }
 }  // namespace
 
-Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), like(t, o)); }
-Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), like(t, o)); }
-Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& o) { return full(t.sizes(), v, like(t, o)); }
-Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), like(t, o)); }
-Tensor rand_like(const Tensor& t, const TensorOptions& o) { return rand(t.sizes(), like(t, o)); }
-Tensor randn_like(const Tensor& t, const TensorOptions& o) { return randn(t.sizes(), like(t, o)); }
+Tensor zeros_like(const Tensor& t, const TensorOptions& o, std::optional<MemoryFormat> memory_format) {
+  return like_result(
+      t, o, memory_format, [&](const TensorOptions& r) { return zeros(t.sizes(), r); },
+      [](Tensor& out) { out.zero_(); });
+}
+Tensor ones_like(const Tensor& t, const TensorOptions& o, std::optional<MemoryFormat> memory_format) {
+  return like_result(
+      t, o, memory_format, [&](const TensorOptions& r) { return ones(t.sizes(), r); },
+      [](Tensor& out) { out.fill_(1); });
+}
+Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& o, std::optional<MemoryFormat> memory_format) {
+  return like_result(
+      t, o, memory_format, [&](const TensorOptions& r) { return full(t.sizes(), v, r); },
+      [&](Tensor& out) { out.fill_(v); });
+}
+Tensor empty_like(const Tensor& t, const TensorOptions& o, std::optional<MemoryFormat> memory_format) {
+  return like_result(
+      t, o, memory_format, [&](const TensorOptions& r) { return empty(t.sizes(), r); }, [](Tensor&) {});
+}
+Tensor rand_like(const Tensor& t, const TensorOptions& o, std::optional<MemoryFormat> memory_format) {
+  return like_result(
+      t, o, memory_format, [&](const TensorOptions& r) { return rand(t.sizes(), r); },
+      [](Tensor& out) { out.uniform_(0, 1); });
+}
+Tensor randn_like(const Tensor& t, const TensorOptions& o, std::optional<MemoryFormat> memory_format) {
+  return like_result(
+      t, o, memory_format, [&](const TensorOptions& r) { return randn(t.sizes(), r); },
+      [](Tensor& out) { out.normal_(0, 1); });
+}
+Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& o, std::optional<MemoryFormat> memory_format) {
+  return randint_like(t, 0, high, o, memory_format);
+}
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& o,
+                    std::optional<MemoryFormat> memory_format) {
+  return like_result(
+      t, o, memory_format, [&](const TensorOptions& r) { return randint(low, high, t.sizes(), r); },
+      [&](Tensor& out) { out.random_(low, high); });
+}
 
 Tensor scalar_tensor(const Scalar& value, const TensorOptions& o) {
   return full({}, value, with_default_dtype(o, get_default_dtype()));  // torch: the default dtype unless told
@@ -187,6 +252,7 @@ void delete_function(void* context, void* data) {
 Tensor blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<void(void*)>* deleter,
             const TensorOptions& o) {
   detail::check_sizes(sizes, "from_blob");
+  detail::check_strided_layout(o);
   EMBER_CHECK_ARG(data != nullptr || numel_of(sizes) == 0, "from_blob: null data pointer for a non-empty tensor");
   EMBER_CHECK_ARG(strides.size() == sizes.size(), "from_blob: {} strides given for {} dims", strides.size(), sizes.size());
   Device d = o.has_device() ? detail::resolve_index(o.device()) : Device(kCPU, 0);
@@ -207,9 +273,13 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const Tenso
   return blob(data, sizes, strides, nullptr, o);
 }
 Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter, const TensorOptions& o) {
+  return from_blob(data, sizes, detail::contiguous_strides(sizes), std::move(deleter), o);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<void(void*)> deleter,
+                 const TensorOptions& o) {
   auto* fn = new std::function<void(void*)>(std::move(deleter));
   try {
-    return blob(data, sizes, detail::contiguous_strides(sizes), fn, o);
+    return blob(data, sizes, strides, fn, o);
   } catch (...) {
     delete fn;
     throw;

@@ -286,17 +286,6 @@ Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> gen) {
   return empty_like(self).bernoulli_(p, std::move(gen));
 }
 
-Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& o) {
-  return randint_like(t, 0, high, o);
-}
-Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& o) {
-  EMBER_CHECK_ARG(t.defined(), "randint_like: undefined tensor");
-  TensorOptions r = o;
-  if (!r.has_dtype()) r = r.dtype(t.dtype());
-  if (!r.has_device()) r = r.device(t.device());
-  return randint(low, high, t.sizes(), r);
-}
-
 // ---- in place
 
 Tensor& Tensor::uniform_(double from, double to, std::optional<Generator> gen) const {
@@ -407,6 +396,9 @@ Tensor& Tensor::bernoulli_(const Tensor& p, std::optional<Generator> gen) const 
 
 Tensor Tensor::bernoulli(std::optional<Generator> gen) const {
   return ember::bernoulli(*this, std::move(gen));
+}
+Tensor Tensor::bernoulli(double p, std::optional<Generator> gen) const {
+  return ember::bernoulli(*this, p, std::move(gen));
 }
 
 Tensor& Tensor::exponential_(double lambd, std::optional<Generator> gen) const {

@@ -127,7 +127,15 @@ DeviceEntry& require_device(Device requested, Op op, ScalarType dtype) {
   throw_no_kernel(op, d.type(), dtype);
 }
 
+void check_strided_layout(const TensorOptions& options) {
+  if (__builtin_expect(options.layout() != kStrided, 0))
+    EMBER_THROW(NotImplemented,
+                "creating a tensor: ember supports only the strided layout (kStrided), got the options' layout {}",
+                layout_name(options.layout()));
+}
+
 DeviceEntry& place_creation(const TensorOptions& options, Op op) {
+  check_strided_layout(options);
   ScalarType dtype = options.dtype();
   if (auto d = options.device_opt()) return require_device(*d, op, dtype);
   Device s(kCPU, 0);

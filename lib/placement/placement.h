@@ -26,6 +26,8 @@ DeviceEntry& require_device(Device requested, Op op, ScalarType dtype);
 
 /// The device a creation op runs on: explicit options, else the scope, else the default.
 DeviceEntry& place_creation(const TensorOptions& options, Op op);
+/// NotImplemented unless the options' layout is kStrided; place_creation calls it.
+void check_strided_layout(const TensorOptions& options);
 
 /// The device an op with tensor inputs runs on (scope, policy, inputs). Inputs that
 /// live elsewhere are replaced in `inputs` by copies on that device (logged).

@@ -50,7 +50,7 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
   if (extent)
     for (size_t i = 0; i < size.size(); ++i) extent += (size[i] - 1) * stride[i];
   // The strided view is made of a plain buffer, then becomes the leaf the options ask for.
-  Tensor t = empty({extent}, options.requires_grad(false)).as_strided(size, stride);
+  Tensor t = empty({extent}, options.requires_grad(false).memory_format(std::nullopt)).as_strided(size, stride);
   return options.requires_grad() ? t.requires_grad_() : t;
 }
 
@@ -117,7 +117,7 @@ Tensor expm1(const Tensor& x) { return ember::expm1(x); }
 Tensor exp2(const Tensor& x) { return ember::exp2(x); }
 Tensor expit(const Tensor& x) { return ember::sigmoid(x); }
 Tensor log1p(const Tensor& x) { return ember::log1p(x); }
-Tensor logit(const Tensor& x, std::optional<double> eps) { return ember::logit(x, eps); }
+Tensor logit(const Tensor& x) { return ember::logit(x); }
 Tensor xlogy(const Tensor& x, const Tensor& y) { return ember::xlogy(x, y); }
 Tensor xlog1py(const Tensor& x, const Tensor& y) {
   const Tensor product = x * ember::log1p(y);

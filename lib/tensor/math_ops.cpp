@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/node.h"
 #include "core/check.h"
 #include "core/torch_dtype_name.h"
 #include "ember/autograd.h"
@@ -348,6 +349,25 @@ std::vector<int64_t> keep_shape(const Tensor& x, int64_t d) {
 }
 
 }  // namespace
+
+// The argument of a real number: pi for negatives, 0 otherwise, NaN kept. libtorch's
+// gradient for real inputs is zero everywhere.
+Tensor angle(const Tensor& x) {
+  EMBER_CHECK_ARG(x.defined(), "angle: undefined tensor");
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    const Tensor f = floating(x);
+    y = where(isnan(f), f, where(f < 0, full({}, M_PI, f.options()), zeros({}, f.options())));
+  }
+  if (!GradMode::is_enabled() || !x.requires_grad()) return y;
+  autograd::record("AngleBackward0", {&x}, {&y},
+                   [](autograd::FormulaNode&, autograd::variable_list& g) -> autograd::variable_list {
+                     return {zeros_like(g[0])};
+                   });
+  return y;
+}
+Tensor Tensor::angle() const { return ember::angle(*this); }
 
 Tensor median(const Tensor& x) {
   if (x.numel() == 0) return full({}, std::numeric_limits<double>::quiet_NaN(), x.options());

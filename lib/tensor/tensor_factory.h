@@ -12,6 +12,13 @@ Tensor empty_on(IntArrayRef sizes, ScalarType dtype, DeviceEntry& device);
 Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device);
 /// A tensor like `t` (shape, dtype, device), contiguous.
 Tensor empty_like_contiguous(const Tensor& t, ScalarType dtype);
+/// The memory format an empty() or *_like call asks for: the argument or the options'
+/// (libtorch refuses both), nullopt when neither names one.
+std::optional<MemoryFormat> requested_format(const TensorOptions& options, std::optional<MemoryFormat> arg);
+/// An uninitialised tensor of t's sizes in `format` (Preserve: t's strides when they are
+/// dense, else its suggested format, as libtorch's empty_like), made with `options` less
+/// requires_grad and memory format.
+Tensor empty_like_in(const Tensor& t, const TensorOptions& options, MemoryFormat format);
 /// A view of base's storage with other sizes, strides and offset.
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 /// The same elements under a new handle that is not a view (detach(), data()).

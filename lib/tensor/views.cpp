@@ -268,16 +268,49 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
   return make_view(*this, sz, st, storage_offset() + s * stride(d));
 }
 
+// libtorch's checks and texts: start may be the size (an empty narrow at the end).
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   check_defined(*this, "narrow");
   EMBER_CHECK_ARG(dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "narrow");
   const int64_t n = size(d);
-  EMBER_CHECK_ARG(start >= -n && start <= n, "narrow: start ({}) out of range for dimension {} of size {}", start, d, n);
+  EMBER_CHECK_ARG(start >= -n && start <= n,
+                  "narrow: start out of range (expected to be in range of [{}, {}], but got {})", -n, n, start);
   if (start < 0) start += n;
-  EMBER_CHECK_ARG(length >= 0 && start + length <= n,
-                  "narrow: start ({}) + length ({}) exceeds dimension size ({})", start, length, n);
+  EMBER_CHECK_ARG(length >= 0 && start <= n - length, "start ({}) + length ({}) exceeds dimension size ({}).",
+                  start, length, n);
   return slice(d, start, start + length, 1);
+}
+
+Tensor Tensor::narrow_copy(int64_t d, int64_t start, int64_t length) const {
+  return narrow(d, start, length).clone(MemoryFormat::Contiguous);
+}
+
+// Window w's element k is element w * step + k along d; a 0-dim tensor has one element
+// along its only dim, as libtorch's.
+Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
+  if (EMBER_GRAD_RECORDING(*this)) return autograd::detail::unfold(*this, d, size, step);
+  check_defined(*this, "unfold");
+  d = wrap_dim(d, dim(), "unfold");
+  const int64_t n = dim() == 0 ? 1 : this->size(d);
+  EMBER_CHECK_ARG(size <= n, "maximum size for tensor at dimension {} is {} but size is {}", d, n, size);
+  EMBER_CHECK_ARG(size >= 0, "size is {} but must be >= 0", size);
+  EMBER_CHECK_ARG(step > 0, "step is {} but must be > 0", step);
+  SizesVector sz(sizes()), st(strides());
+  if (dim() > 0) {
+    sz[size_t(d)] = (n - size) / step + 1;
+    st[size_t(d)] = stride(d) * step;
+  }
+  sz.push_back(size);
+  st.push_back(dim() == 0 ? 1 : stride(d));
+  return make_view(*this, sz, st, storage_offset());
+}
+
+bool Tensor::is_set_to(const Tensor& other) const {
+  check_defined(*this, "is_set_to");
+  EMBER_CHECK_ARG(other.defined(), "is_set_to: the other tensor is undefined");
+  return storage().get() == other.storage().get() && storage_offset() == other.storage_offset() &&
+         sizes() == other.sizes() && strides() == other.strides();
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {

@@ -228,6 +228,63 @@ int main() {
            "printed TensorOptions: " + options.str());
   }
 
+  // Older spellings of a dtype and a tensor's type: caffe2::TypeMeta, Tensor::type(),
+  // getDeprecatedTypeProperties, and an integral default dtype (C++ allows it).
+  {
+    const caffe2::TypeMeta meta = caffe2::TypeMeta::Make<int64_t>();
+    expect(meta.itemsize() == 8 && meta == torch::kLong && c10::typeMetaToScalarType(meta) == torch::kLong,
+           "TypeMeta::Make<int64_t>()");
+    std::ostringstream printed;
+    printed << caffe2::TypeMeta::Make<float>();
+    expect(printed.str() == "float", "printed TypeMeta: " + printed.str());
+    torch::Tensor x = torch::ones({2}, torch::kDouble);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    expect(x.type().scalarType() == torch::kDouble && x.type().toString() == "CPUDoubleType" && !x.type().is_cuda(),
+           "Tensor::type()");
+    double twice = 0;
+    AT_DISPATCH_FLOATING_TYPES(x.type(), "twice", [&] { twice = double(scalar_t(2) * x[0].item<scalar_t>()); });
+#pragma GCC diagnostic pop
+    expect(twice == 2, "AT_DISPATCH over x.type()");
+    const at::TensorOptions sparse(at::getDeprecatedTypeProperties(at::Backend::SparseCPU, at::kByte));
+    expect(sparse.layout() == torch::kSparse && sparse.dtype() == torch::kByte, "options of a sparse backend");
+    const auto saved = torch::get_default_dtype();
+    torch::set_default_dtype(caffe2::TypeMeta::Make<int>());
+    expect(torch::ones({2}).dtype() == torch::kInt && torch::tensor(1.5).item<int>() == 1, "an Int default dtype");
+    torch::set_default_dtype(saved);
+    expect(torch::TensorOptions().device_index(1).device() == torch::Device(torch::kCUDA, 1), "device_index(1)");
+    std::ostringstream options;
+    options << torch::TensorOptions().layout(torch::kSparse).memory_format(torch::MemoryFormat::ChannelsLast);
+    expect(options.str() ==
+               "TensorOptions(dtype=float (default), device=cpu (default), layout=Sparse, requires_grad=false "
+               "(default), pinned_memory=false (default), memory_format=ChannelsLast)",
+           "printed options with a layout and a memory format: " + options.str());
+    torch::Tensor t = torch::arange(6.0).view({2, 3}).t();
+    expect(torch::empty_like(t, {}, torch::MemoryFormat::Preserve).strides() == t.strides(),
+           "empty_like keeps dense strides under Preserve");
+  }
+
+  // out= variants.
+  {
+    torch::Tensor out = torch::empty({0});
+    torch::exp_out(out, torch::zeros({3}));
+    expect(torch::equal(out, torch::ones({3})), "exp_out");
+    out.resize_(0);  // reused without a resize warning
+    torch::special::i0e_out(out, torch::tensor({0.0, 1.0}));
+    expect(out.dtype() == torch::kFloat && torch::allclose(out, torch::tensor({1.0f, 0.4657596f})),
+           "special::i0e_out");
+    std::vector<int64_t> dims{1};
+    torch::sum_out(out, torch::ones({2, 3}), dims);
+    expect(torch::equal(out, torch::full({2}, 3.0)), "sum_out");
+    out.resize_(0);
+    torch::cat_out(out, {torch::zeros({1}), torch::ones({1})}, 0);
+    expect(torch::equal(out, torch::tensor({0.0f, 1.0f})), "cat_out");
+    torch::Tensor ints = torch::zeros({2}, torch::kLong);
+    expect(contains(error_of([&] { torch::exp_out(ints, torch::zeros({2})); }),
+                    "result type Float can't be cast to the desired output type Long"),
+           "exp_out into Long");
+  }
+
   // An SGD archive in libtorch's pre-1.5 form (buffer lists) loads, with libtorch's warning.
   {
     torch::manual_seed(0);

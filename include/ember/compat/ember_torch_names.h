@@ -57,11 +57,38 @@ std::string Join(const std::string& delimiter, const Container& items) {
 
 using OptionalIntArrayRef = std::optional<::ember::IntArrayRef>;
 
-// libtorch describes dtypes by caffe2::TypeMeta in a few places (get_default_dtype()); ember's
-// ScalarType plays both parts, so the conversions between them are the identity.
-using TypeMeta = ::ember::ScalarType;
-constexpr ScalarType typeMetaToScalarType(ScalarType type) { return type; }
-constexpr ScalarType scalarTypeToTypeMeta(ScalarType type) { return type; }
+/// libtorch describes a dtype by its C++ type in a few places (caffe2::TypeMeta::Make<float>());
+/// here that is a ScalarType under TypeMeta's interface. As in libtorch, a ScalarType
+/// converts to it implicitly, it compares with a ScalarType, options take it
+/// (TensorOptions's toScalarType() constructor), and toScalarType() gives the ScalarType back.
+class TypeMeta {
+ public:
+  constexpr TypeMeta(ScalarType type) : type_(type) {}  // NOLINT(google-explicit-constructor)
+  template <class T>
+  static constexpr TypeMeta Make() {
+    return TypeMeta(::ember::ScalarTypeOf<T>::value);
+  }
+  static constexpr TypeMeta fromScalarType(ScalarType type) { return TypeMeta(type); }
+  constexpr ScalarType toScalarType() const { return type_; }
+  constexpr size_t itemsize() const { return ::ember::element_size(type_); }
+  /// The C++ type's name: "float", "long int".
+  constexpr const char* name() const { return ::ember::cpp_type_name(type_); }
+  template <class T>
+  constexpr bool Match() const {
+    return type_ == ::ember::ScalarTypeOf<T>::value;
+  }
+  friend constexpr bool operator==(TypeMeta a, TypeMeta b) { return a.type_ == b.type_; }
+  friend constexpr bool operator!=(TypeMeta a, TypeMeta b) { return a.type_ != b.type_; }
+
+ private:
+  ScalarType type_;
+};
+inline std::ostream& operator<<(std::ostream& stream, TypeMeta type) { return stream << type.name(); }
+constexpr ScalarType typeMetaToScalarType(TypeMeta type) { return type.toScalarType(); }
+constexpr TypeMeta scalarTypeToTypeMeta(ScalarType type) { return TypeMeta(type); }
+inline void set_default_dtype(TypeMeta type) { ::ember::set_default_dtype(type.toScalarType()); }
+using Backend = ::ember::TypeBackend;
+inline const char* toString(Backend backend) { return ::ember::backend_name(backend); }
 
 /// The integers of [begin, end) (c10::irange), empty when end <= begin.
 template <class I>
@@ -158,10 +185,19 @@ struct Voidify {
 }  // namespace c10
 
 namespace caffe2 {
-using TypeMeta = ::ember::ScalarType;
+using TypeMeta = ::c10::TypeMeta;
 }  // namespace caffe2
 
 namespace ember::detail {
+// The dtype an AT_DISPATCH_* macro switches on; older code passes x.type(), which libtorch
+// still takes with a deprecation warning.
+constexpr ScalarType dispatch_scalar_type(ScalarType type) { return type; }
+[[deprecated("passing at::DeprecatedTypeProperties to an AT_DISPATCH macro is deprecated, pass an "
+             "at::ScalarType instead")]] inline ScalarType
+dispatch_scalar_type(const DeprecatedTypeProperties& type) {
+  return type.scalarType();
+}
+
 // ATen's at::tensor (not torch::tensor): `n` values of C++ dtype `from`, one dimension,
 // converted to the options' dtype (the default dtype when they name none), as C++ converts.
 inline Tensor aten_tensor(const void* data, size_t n, ScalarType from, const TensorOptions& options) {
@@ -177,6 +213,10 @@ inline Tensor aten_tensor(const void* data, size_t n, ScalarType from, const Ten
 namespace at {
 using namespace ::ember;
 using TensorBase = ::ember::Tensor;  // libtorch's base of Tensor; one class here
+// ATen's shorthands for the dense backends' type properties: at::CPU(kFloat).
+using Backend = ::ember::TypeBackend;
+inline DeprecatedTypeProperties CPU(ScalarType type) { return {Backend::CPU, type}; }
+inline DeprecatedTypeProperties CUDA(ScalarType type) { return {Backend::CUDA, type}; }
 namespace native {
 using ::ember::is_nonzero;
 }  // namespace native
@@ -206,6 +246,7 @@ using c10::nullopt;
 using c10::optional;
 using c10::scalarTypeToTypeMeta;
 using c10::toString;
+using c10::TypeMeta;
 using c10::typeMetaToScalarType;
 
 
@@ -229,6 +270,8 @@ AT_FORALL_SCALAR_TYPES_AND3(Bool, Half, BFloat16, EMBER_AT_TENSOR)
 
 namespace torch {
 using namespace ::ember;
+using Backend = ::ember::TypeBackend;
+using c10::set_default_dtype;  // beside ember's: a ScalarType or a caffe2::TypeMeta
 using c10::irange;
 using c10::nullopt;
 using c10::optional;
@@ -323,7 +366,7 @@ inline const bool torch_module_names = ::ember::nn::detail::print_torch_module_n
 #define AT_DISPATCH_CASE(enum_type, ...) AT_PRIVATE_CASE_TYPE_USING_HINT(enum_type, scalar_t, __VA_ARGS__)
 #define AT_DISPATCH_SWITCH(TYPE, NAME, ...)                                                                \
   [&] {                                                                                                    \
-    const ::ember::ScalarType _st = TYPE;                                                                  \
+    const ::ember::ScalarType _st = ::ember::detail::dispatch_scalar_type(TYPE);                          \
     constexpr const char* at_dispatch_name = NAME;                                                         \
     switch (_st) {                                                                                         \
       __VA_ARGS__                                                                                          \
