@@ -20,8 +20,7 @@ std::atomic<ScalarType> g_default_dtype{kFloat};
 }
 
 // Any dtype, as libtorch's C++ set_default_dtype (Python's refuses integers): with an
-// integral default, floating factories such as rand refuse it, and float results of
-// integer inputs come out integral, as they do in libtorch.
+// integral default, floating factories such as rand refuse it, as libtorch's do.
 void set_default_dtype(ScalarType t) {
   detail::g_default_dtype.store(t, std::memory_order_relaxed);
 }

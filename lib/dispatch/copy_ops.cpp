@@ -142,9 +142,7 @@ Tensor Tensor::pin_memory(std::optional<Device> device) const {
   // Dense strides are kept, as libtorch's; anything else is laid out row-major.
   const bool dense = detail::non_overlapping_and_dense(*this);
   const SizesVector strides = dense ? SizesVector(this->strides()) : detail::contiguous_strides(sizes());
-  int64_t extent = numel() ? 1 : 0;
-  for (int64_t d = 0; d < dim() && numel(); ++d) extent += (size(d) - 1) * strides[size_t(d)];
-  const size_t nbytes = size_t(extent) * element_size();
+  const size_t nbytes = size_t(detail::storage_extent(sizes(), strides.ref())) * element_size();
   DataDeleter deleter = nullptr;
   void* context = nullptr;
   void* data = backend ? backend->allocate_pinned(nbytes, &deleter, &context) : nullptr;

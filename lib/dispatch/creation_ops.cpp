@@ -257,9 +257,7 @@ Tensor blob(void* data, IntArrayRef sizes, IntArrayRef strides, std::function<vo
   EMBER_CHECK_ARG(strides.size() == sizes.size(), "from_blob: {} strides given for {} dims", strides.size(), sizes.size());
   Device d = o.has_device() ? detail::resolve_index(o.device()) : Device(kCPU, 0);
   EMBER_CHECK_ARG(detail::find_device(d) != nullptr, "from_blob: device {} ({}) does not exist", d.tf_str(), d.str());
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
-  size_t nbytes = numel_of(sizes) ? size_t(extent) * element_size(o.dtype()) : 0;
+  size_t nbytes = size_t(detail::storage_extent(sizes, strides)) * element_size(o.dtype());
   Storage storage = Storage::adopt(new StorageImpl(data, nbytes, d, deleter ? &delete_function : nullptr, deleter));
   return with_grad(
       Tensor(IntrusivePtr<TensorImpl>::adopt(new TensorImpl(std::move(storage), o.dtype(), sizes, strides, 0))), o);

@@ -39,16 +39,12 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
   EMBER_CHECK_ARG(size.size() == stride.size(),
                   "empty_strided: mismatch in length of strides and shape: {} sizes and {} strides",
                   size.size(), stride.size());
-  int64_t extent = 1;  // elements the storage must hold: 1 + the largest offset
-  for (size_t i = 0; i < size.size(); ++i) {
+  for (size_t i = 0; i < size.size(); ++i)
     EMBER_CHECK_ARG(
         size[i] >= 0 && stride[i] >= 0,
         "empty_strided: sizes and strides must be non-negative, got size {} and stride {} at dim {}", size[i],
         stride[i], i);
-    if (size[i] == 0) extent = 0;
-  }
-  if (extent)
-    for (size_t i = 0; i < size.size(); ++i) extent += (size[i] - 1) * stride[i];
+  const int64_t extent = detail::storage_extent(size, stride);
   // The strided view is made of a plain buffer, then becomes the leaf the options ask for.
   Tensor t = empty({extent}, options.requires_grad(false).memory_format(std::nullopt)).as_strided(size, stride);
   return options.requires_grad() ? t.requires_grad_() : t;

@@ -36,6 +36,15 @@ size_t checked_nbytes(IntArrayRef sizes, ScalarType dtype) {
 }
 }  // namespace
 
+int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  return extent;
+}
+
 std::string shape_str(IntArrayRef sizes) {
   std::string s = "[";
   for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);

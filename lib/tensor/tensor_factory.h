@@ -42,6 +42,9 @@ class EmptyOutputResize {
 };
 /// Row-major strides for sizes.
 SizesVector contiguous_strides(IntArrayRef sizes);
+/// Elements a storage must hold for a view of `sizes` and non-negative `strides` at offset
+/// 0: one more than its largest offset, 0 when it has no elements.
+int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides);
 /// Wraps a possibly negative dim into [0, ndim); InvalidArgument naming the op otherwise.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 /// Shape with the numel check used by every creation op.
